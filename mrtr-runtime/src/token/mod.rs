@@ -1,0 +1,400 @@
+//! The sealed `requestState` token.
+//!
+//! MRTR keeps no server memory between rounds: everything a retry needs travels in the
+//! `requestState` the client echoes. That string is attacker-controlled, so this module seals
+//! it and checks, before any user code runs, that it was minted by this deployment, for this
+//! request, for this principal, by this version of the code, recently.
+//!
+//! * [`Mode::Aead`] (the default) encrypts with XChaCha20-Poly1305: the client can read
+//!   nothing, which matters because the macro, not the author, decides what is kept.
+//! * [`Mode::Hmac`] signs with HMAC-SHA256 and leaves the payload readable (and compresses large
+//!   payloads), for deployments that want to inspect tokens.
+//!
+//! ```
+//! use mrtr_runtime::token::{Binding, Fingerprint, KeyId, KeyRing, SecretKey, StateCodec};
+//! use serde_json::json;
+//!
+//! let ring = KeyRing::with_signing_key(KeyId::new("k1")?, SecretKey::random());
+//! let codec = StateCodec::builder().key_ring(ring).audience("weather").build()?;
+//!
+//! let args = json!({"location": "Paris"});
+//! let binding = Binding::new("tools/call", "get_weather", Some(&args)).principal(Some("alice"));
+//! let fingerprint = Fingerprint::of(b"get_weather v1");
+//!
+//! let flow = codec.start_flow(fingerprint);
+//! let token = codec.seal(&flow, &binding, &json!({"pc": 1}))?;
+//!
+//! let opened = codec.open::<serde_json::Value>(&token, &binding, fingerprint)?;
+//! assert_eq!(opened.payload, json!({"pc": 1}));
+//! assert_eq!(opened.claims.flow().round(), 1);
+//!
+//! // Presented by someone else, it is refused with one opaque error.
+//! let bob = binding.principal(Some("bob"));
+//! let error = codec.open::<serde_json::Value>(&token, &bob, fingerprint).unwrap_err();
+//! assert_eq!(error.to_string(), "invalid requestState");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod binding;
+mod canonical;
+mod claims;
+mod clock;
+mod error;
+mod keys;
+mod wire;
+
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+pub use binding::Binding;
+pub use canonical::{ArgumentsDigest, canonical_json};
+pub use claims::{Claims, Fingerprint, Flow, FlowId, TokenId};
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use error::{InvalidState, KeyError, Rejection, SealError};
+pub use keys::{KEYS_ENV_VAR, KeyId, KeyRing, MAX_KEY_ID_LEN, MIN_KEY_LEN, SecretKey};
+
+use binding::Commitments;
+
+/// How tokens are sealed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Mode {
+    /// XChaCha20-Poly1305: confidential and authenticated. The default.
+    #[default]
+    Aead,
+    /// HMAC-SHA256: authenticated, readable by anyone holding the token. Payloads above the
+    /// compression threshold are deflated (never in AEAD mode, where compressing
+    /// attacker-influenced answers next to secret values would leak through the length).
+    Hmac,
+}
+
+/// A verified token: its claims and its payload.
+#[derive(Clone, Debug)]
+pub struct Opened<P> {
+    /// What the token asserted about itself.
+    pub claims: Claims,
+    /// The payload it was sealed with.
+    pub payload: P,
+}
+
+/// Seals and opens `requestState` tokens. Cheap to clone; clones share keys and settings.
+#[derive(Clone)]
+pub struct StateCodec {
+    inner: Arc<Settings>,
+}
+
+struct Settings {
+    mode: Mode,
+    ring: KeyRing,
+    audience: String,
+    round_ttl: u64,
+    clock_skew: u64,
+    flow_ttl: u64,
+    max_token_len: usize,
+    compress_above: Option<usize>,
+    max_payload_len: usize,
+    clock: Arc<dyn Clock>,
+}
+
+impl StateCodec {
+    /// Starts configuring a codec.
+    pub fn builder() -> StateCodecBuilder {
+        StateCodecBuilder::default()
+    }
+
+    /// The sealing mode.
+    pub fn mode(&self) -> Mode {
+        self.inner.mode
+    }
+
+    /// The key ring; rotate keys through it while the codec is in use.
+    pub fn key_ring(&self) -> &KeyRing {
+        &self.inner.ring
+    }
+
+    /// The audience every token is bound to.
+    pub fn audience(&self) -> &str {
+        &self.inner.audience
+    }
+
+    /// The codec's current time, in seconds since the epoch.
+    pub fn now(&self) -> u64 {
+        self.inner.clock.now()
+    }
+
+    /// Begins a new flow at round 1, with a fresh id and the configured absolute deadline.
+    pub fn start_flow(&self, fingerprint: Fingerprint) -> Flow {
+        Flow {
+            id: FlowId::random(),
+            deadline: self.now().saturating_add(self.inner.flow_ttl),
+            round: 1,
+            fingerprint,
+        }
+    }
+
+    /// Seals `payload` as the state of `flow`, bound to `binding`.
+    ///
+    /// The token gets a fresh id and expires after the round TTL (or at the flow deadline, if
+    /// sooner).
+    pub fn seal<P: Serialize + ?Sized>(
+        &self,
+        flow: &Flow,
+        binding: &Binding<'_>,
+        payload: &P,
+    ) -> Result<String, SealError> {
+        let settings = &*self.inner;
+        let (kid, keys) = settings.ring.signer().ok_or(SealError::NoSigningKey)?;
+        let now = self.now();
+        let claims = Claims {
+            token_id: TokenId::random(),
+            issued_at: now,
+            expires_at: now.saturating_add(settings.round_ttl).min(flow.deadline),
+            flow: *flow,
+        };
+        let payload = serde_json::to_vec(payload)?;
+        let (flags, payload) = match settings.compress_above {
+            Some(threshold) if settings.mode == Mode::Hmac && payload.len() > threshold => {
+                let deflated = miniz_oxide::deflate::compress_to_vec(&payload, 6);
+                if deflated.len() < payload.len() {
+                    (wire::FLAG_DEFLATED, deflated)
+                } else {
+                    (0, payload)
+                }
+            }
+            _ => (0, payload),
+        };
+        let mut body = Vec::with_capacity(claims::CLAIMS_LEN + payload.len());
+        let commitments = Commitments::compute(&keys, &settings.audience, binding);
+        claims::encode_claims(&claims, &commitments, &mut body);
+        body.extend_from_slice(&payload);
+        let token = wire::seal(settings.mode, flags, kid.as_str(), &keys, &body);
+        if token.len() > settings.max_token_len {
+            return Err(SealError::TooLarge { len: token.len(), max: settings.max_token_len });
+        }
+        Ok(token)
+    }
+
+    /// Verifies `token` against the request it is presented with and decodes its payload.
+    ///
+    /// Checks run in this order, and the first failure ends verification: size cap, strict
+    /// decoding, key lookup and tag (constant time), timing claims, bindings (audience, method,
+    /// target, arguments, principal), fingerprint, payload decoding. Every failure is the same
+    /// opaque [`InvalidState`]; the reason is logged under the `mrtr::state` target.
+    pub fn open<P: DeserializeOwned>(
+        &self,
+        token: &str,
+        binding: &Binding<'_>,
+        fingerprint: Fingerprint,
+    ) -> Result<Opened<P>, InvalidState> {
+        self.verify(token, binding, fingerprint).map_err(InvalidState::new)
+    }
+
+    fn verify<P: DeserializeOwned>(
+        &self,
+        token: &str,
+        binding: &Binding<'_>,
+        fingerprint: Fingerprint,
+    ) -> Result<Opened<P>, Rejection> {
+        let settings = &*self.inner;
+        if token.len() > settings.max_token_len {
+            return Err(Rejection::Oversized { len: token.len(), max: settings.max_token_len });
+        }
+        let envelope = wire::Envelope::decode(token, settings.mode)?;
+        let keys = settings
+            .ring
+            .find(envelope.key_id())
+            .ok_or_else(|| Rejection::UnknownKeyId(envelope.key_id().to_owned()))?;
+        let body = envelope.open(settings.mode, &keys)?;
+        let (claims, commitments, payload) =
+            claims::decode_claims(&body).ok_or(Rejection::Malformed("body shorter than claims"))?;
+
+        let now = self.now();
+        if claims.issued_at > now.saturating_add(settings.clock_skew) {
+            return Err(Rejection::IssuedInFuture);
+        }
+        let late = |deadline: u64| now > deadline.saturating_add(settings.clock_skew);
+        if late(claims.flow.deadline) {
+            return Err(Rejection::FlowExpired);
+        }
+        if late(claims.expires_at) {
+            return Err(Rejection::Expired);
+        }
+        let expected = Commitments::compute(&keys, &settings.audience, binding);
+        if let Some(mismatch) = commitments.first_mismatch(&expected) {
+            return Err(mismatch);
+        }
+        if claims.flow.fingerprint != fingerprint {
+            return Err(Rejection::WrongFingerprint);
+        }
+
+        let inflated;
+        let payload = if envelope.flags() & wire::FLAG_DEFLATED != 0 {
+            inflated = miniz_oxide::inflate::decompress_to_vec_with_limit(
+                payload,
+                settings.max_payload_len,
+            )
+            .map_err(|_| Rejection::BadPayload("deflate stream invalid or too large".into()))?;
+            &inflated[..]
+        } else {
+            payload
+        };
+        let payload =
+            serde_json::from_slice(payload).map_err(|e| Rejection::BadPayload(e.to_string()))?;
+        Ok(Opened { claims, payload })
+    }
+}
+
+impl std::fmt::Debug for StateCodec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StateCodec")
+            .field("mode", &self.inner.mode)
+            .field("audience", &self.inner.audience)
+            .field("ring", &self.inner.ring)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Configures a [`StateCodec`]. Every setting has a safe default.
+pub struct StateCodecBuilder {
+    mode: Mode,
+    ring: Option<KeyRing>,
+    audience: String,
+    round_ttl: Duration,
+    clock_skew: Duration,
+    flow_ttl: Duration,
+    max_token_len: usize,
+    compress_above: Option<usize>,
+    max_payload_len: usize,
+    clock: Arc<dyn Clock>,
+}
+
+impl Default for StateCodecBuilder {
+    fn default() -> Self {
+        Self {
+            mode: Mode::Aead,
+            ring: None,
+            audience: "mrtr".to_owned(),
+            round_ttl: Duration::from_secs(10 * 60),
+            clock_skew: Duration::from_secs(30),
+            flow_ttl: Duration::from_secs(60 * 60),
+            max_token_len: 64 * 1024,
+            compress_above: Some(512),
+            max_payload_len: 1024 * 1024,
+            clock: Arc::new(SystemClock),
+        }
+    }
+}
+
+impl StateCodecBuilder {
+    /// Sealing mode (default [`Mode::Aead`]).
+    pub fn mode(mut self, mode: Mode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// The keys to seal and verify with.
+    ///
+    /// Without this, the ring comes from [`KEYS_ENV_VAR`] if it is set, and otherwise from a
+    /// random key shared by every codec in this process, with a warning: several instances
+    /// behind a load balancer need one shared key, or every retry that lands elsewhere fails.
+    pub fn key_ring(mut self, ring: KeyRing) -> Self {
+        self.ring = Some(ring);
+        self
+    }
+
+    /// The audience tokens are bound to (default `"mrtr"`). Give each deployment that shares
+    /// a key its own audience so their tokens cannot be swapped.
+    pub fn audience(mut self, audience: impl Into<String>) -> Self {
+        self.audience = audience.into();
+        self
+    }
+
+    /// How long one round's token stays valid (default 10 minutes).
+    pub fn round_ttl(mut self, ttl: Duration) -> Self {
+        self.round_ttl = ttl;
+        self
+    }
+
+    /// Allowance for clocks that disagree between instances (default 30 s).
+    pub fn clock_skew(mut self, skew: Duration) -> Self {
+        self.clock_skew = skew;
+        self
+    }
+
+    /// Absolute lifetime of a whole flow, counted from its first round (default 1 hour).
+    pub fn flow_ttl(mut self, ttl: Duration) -> Self {
+        self.flow_ttl = ttl;
+        self
+    }
+
+    /// Longest token accepted or produced, in bytes (default 64 KiB).
+    pub fn max_token_len(mut self, len: usize) -> Self {
+        self.max_token_len = len;
+        self
+    }
+
+    /// Deflate payloads longer than this many bytes in HMAC mode (default 512; `None` never).
+    /// Ignored in AEAD mode.
+    pub fn compress_above(mut self, threshold: Option<usize>) -> Self {
+        self.compress_above = threshold;
+        self
+    }
+
+    /// The clock (default [`SystemClock`]).
+    pub fn clock(mut self, clock: impl Clock) -> Self {
+        self.clock = Arc::new(clock);
+        self
+    }
+
+    /// Builds the codec. Fails if the configured ring (or [`KEYS_ENV_VAR`]) has no signing key
+    /// or cannot be parsed.
+    pub fn build(self) -> Result<StateCodec, KeyError> {
+        let ring = match self.ring {
+            Some(ring) => ring,
+            None => KeyRing::from_env()?.unwrap_or_else(process_key_ring),
+        };
+        if ring.signing_key_id().is_none() {
+            return Err(KeyError::NoSigningKey);
+        }
+        Ok(StateCodec {
+            inner: Arc::new(Settings {
+                mode: self.mode,
+                ring,
+                audience: self.audience,
+                round_ttl: self.round_ttl.as_secs(),
+                clock_skew: self.clock_skew.as_secs(),
+                flow_ttl: self.flow_ttl.as_secs(),
+                max_token_len: self.max_token_len,
+                compress_above: self.compress_above,
+                max_payload_len: self.max_payload_len,
+                clock: self.clock,
+            }),
+        })
+    }
+}
+
+/// One random key per process, so that every codec built without configuration (rmcp's HTTP
+/// service builds a handler per request) accepts the others' tokens.
+fn process_key_ring() -> KeyRing {
+    static PROCESS_KEY: OnceLock<SecretKey> = OnceLock::new();
+    let key = PROCESS_KEY.get_or_init(|| {
+        tracing::warn!(
+            target: "mrtr::state",
+            "no requestState key configured: using a random key for this process only. \
+             Tokens will not survive a restart and will be refused by other instances; set \
+             {KEYS_ENV_VAR}=id:base64key (32+ bytes) or pass a KeyRing to the codec"
+        );
+        SecretKey::random()
+    });
+    KeyRing::with_signing_key(KeyId::new("process").expect("valid key id"), key.clone())
+}
+
+pub(crate) fn fill_random(buffer: &mut [u8]) {
+    getrandom::fill(buffer).expect("the operating system's random source is unavailable");
+}
+
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+}
