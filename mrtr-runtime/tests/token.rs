@@ -1,6 +1,5 @@
 //! Acceptance tests of the sealed `requestState` token, run in both modes.
 
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use base64::Engine as _;
@@ -84,7 +83,10 @@ fn open_after_seal_is_the_identity() {
     for mode in MODES {
         let fixture = Fixture::new(mode);
         let flow = fixture.codec.start_flow(fixture.fingerprint).next_round();
-        let token = fixture.codec.seal(&flow, &fixture.binding(), &payload()).unwrap();
+        let token = fixture
+            .codec
+            .seal(&flow, &fixture.binding(), &payload())
+            .unwrap();
         let opened = fixture
             .codec
             .open::<Value>(&token, &fixture.binding(), fixture.fingerprint)
@@ -102,13 +104,30 @@ fn every_token_gets_a_fresh_id_and_flows_keep_theirs() {
     let fixture = Fixture::new(Mode::Aead);
     let flow = fixture.codec.start_flow(fixture.fingerprint);
     let open = |token: &str| {
-        fixture.codec.open::<Value>(token, &fixture.binding(), fixture.fingerprint).unwrap().claims
+        fixture
+            .codec
+            .open::<Value>(token, &fixture.binding(), fixture.fingerprint)
+            .unwrap()
+            .claims
     };
-    let first = open(&fixture.codec.seal(&flow, &fixture.binding(), &payload()).unwrap());
-    let second = open(&fixture.codec.seal(&flow, &fixture.binding(), &payload()).unwrap());
+    let first = open(
+        &fixture
+            .codec
+            .seal(&flow, &fixture.binding(), &payload())
+            .unwrap(),
+    );
+    let second = open(
+        &fixture
+            .codec
+            .seal(&flow, &fixture.binding(), &payload())
+            .unwrap(),
+    );
     assert_ne!(first.token_id(), second.token_id());
     assert_eq!(first.flow().id(), second.flow().id());
-    assert_ne!(flow.id(), fixture.codec.start_flow(fixture.fingerprint).id());
+    assert_ne!(
+        flow.id(),
+        fixture.codec.start_flow(fixture.fingerprint).id()
+    );
 }
 
 #[test]
@@ -162,12 +181,18 @@ fn every_truncation_is_rejected() {
         let fixture = Fixture::new(mode);
         let token = fixture.seal(&payload());
         for len in 0..token.len() {
-            assert!(fixture.open(&token[..len]).is_err(), "{mode:?}: prefix of {len} accepted");
+            assert!(
+                fixture.open(&token[..len]).is_err(),
+                "{mode:?}: prefix of {len} accepted"
+            );
         }
         let bytes = URL_SAFE_NO_PAD.decode(&token[3..]).unwrap();
         for len in 0..bytes.len() {
             let truncated = format!("m1.{}", URL_SAFE_NO_PAD.encode(&bytes[..len]));
-            assert!(fixture.open(&truncated).is_err(), "{mode:?}: {len} bytes accepted");
+            assert!(
+                fixture.open(&truncated).is_err(),
+                "{mode:?}: {len} bytes accepted"
+            );
         }
     }
 }
@@ -178,7 +203,10 @@ fn timing_claims_are_enforced_with_a_skew_allowance() {
         let fixture = Fixture::new(mode);
         let token = fixture.seal(&payload());
         fixture.clock.set(T0 + 600 + 30);
-        assert!(fixture.open(&token).is_ok(), "{mode:?}: within skew after expiry");
+        assert!(
+            fixture.open(&token).is_ok(),
+            "{mode:?}: within skew after expiry"
+        );
         fixture.clock.set(T0 + 600 + 31);
         assert_eq!(fixture.open(&token), Err(Rejection::Expired), "{mode:?}");
 
@@ -189,7 +217,11 @@ fn timing_claims_are_enforced_with_a_skew_allowance() {
         let ahead_beyond_skew = fixture.seal(&payload());
         fixture.clock.set(T0);
         assert!(fixture.open(&ahead_within_skew).is_ok(), "{mode:?}");
-        assert_eq!(fixture.open(&ahead_beyond_skew), Err(Rejection::IssuedInFuture), "{mode:?}");
+        assert_eq!(
+            fixture.open(&ahead_beyond_skew),
+            Err(Rejection::IssuedInFuture),
+            "{mode:?}"
+        );
     }
 }
 
@@ -208,10 +240,18 @@ fn the_flow_deadline_caps_every_round() {
     let flow = codec.start_flow(fingerprint);
     clock.set(T0 + 800);
     let late_round = codec.seal(&flow.next_round(), &binding, &1).unwrap();
-    let opened = codec.open::<u8>(&late_round, &binding, fingerprint).unwrap();
-    assert_eq!(opened.claims.expires_at(), T0 + 900, "round expiry clipped to the deadline");
+    let opened = codec
+        .open::<u8>(&late_round, &binding, fingerprint)
+        .unwrap();
+    assert_eq!(
+        opened.claims.expires_at(),
+        T0 + 900,
+        "round expiry clipped to the deadline"
+    );
     clock.set(T0 + 901);
-    let error = codec.open::<u8>(&late_round, &binding, fingerprint).unwrap_err();
+    let error = codec
+        .open::<u8>(&late_round, &binding, fingerprint)
+        .unwrap_err();
     assert_eq!(error.reason(), &Rejection::FlowExpired);
 }
 
@@ -223,14 +263,30 @@ fn bindings_are_checked_and_each_mismatch_has_its_own_reason() {
         let args = fixture.args.clone();
         let other_args = json!({"location": "Lyon", "days": 3});
         let cases = [
-            (Binding::new("prompts/get", "get_weather", Some(&args)), Rejection::WrongMethod),
-            (Binding::new("tools/call", "get_forecast", Some(&args)), Rejection::WrongTarget),
-            (Binding::new("tools/call", "get_weather", Some(&other_args)), Rejection::WrongArguments),
-            (Binding::new("tools/call", "get_weather", None), Rejection::WrongArguments),
+            (
+                Binding::new("prompts/get", "get_weather", Some(&args)),
+                Rejection::WrongMethod,
+            ),
+            (
+                Binding::new("tools/call", "get_forecast", Some(&args)),
+                Rejection::WrongTarget,
+            ),
+            (
+                Binding::new("tools/call", "get_weather", Some(&other_args)),
+                Rejection::WrongArguments,
+            ),
+            (
+                Binding::new("tools/call", "get_weather", None),
+                Rejection::WrongArguments,
+            ),
         ];
         for (binding, expected) in cases {
             let binding = binding.principal(Some("alice"));
-            assert_eq!(fixture.open_with(&token, &binding), Err(expected), "{mode:?}");
+            assert_eq!(
+                fixture.open_with(&token, &binding),
+                Err(expected),
+                "{mode:?}"
+            );
         }
         for principal in [Some("bob"), Some("alice "), None] {
             let binding = fixture.binding().principal(principal);
@@ -248,9 +304,13 @@ fn reordered_arguments_are_the_same_request() {
     for mode in MODES {
         let fixture = Fixture::new(mode);
         let token = fixture.seal(&payload());
-        let reordered: Value = serde_json::from_str(r#"{ "days": 3.0, "location": "Paris" }"#).unwrap();
+        let reordered: Value =
+            serde_json::from_str(r#"{ "days": 3.0, "location": "Paris" }"#).unwrap();
         let binding = Binding::new("tools/call", "get_weather", Some(&reordered));
-        assert_eq!(fixture.open_with(&token, &binding.principal(Some("alice"))), Ok(payload()));
+        assert_eq!(
+            fixture.open_with(&token, &binding.principal(Some("alice"))),
+            Ok(payload())
+        );
     }
 }
 
@@ -268,11 +328,21 @@ fn another_audience_fingerprint_or_key_is_refused() {
             .build()
             .unwrap();
         let error = other_audience.open::<Value>(&token, &fixture.binding(), fixture.fingerprint);
-        assert_eq!(error.unwrap_err().reason(), &Rejection::WrongAudience, "{mode:?}");
+        assert_eq!(
+            error.unwrap_err().reason(),
+            &Rejection::WrongAudience,
+            "{mode:?}"
+        );
 
         let deployed_later = Fingerprint::of(b"get_weather, edited");
-        let error = fixture.codec.open::<Value>(&token, &fixture.binding(), deployed_later);
-        assert_eq!(error.unwrap_err().reason(), &Rejection::WrongFingerprint, "{mode:?}");
+        let error = fixture
+            .codec
+            .open::<Value>(&token, &fixture.binding(), deployed_later);
+        assert_eq!(
+            error.unwrap_err().reason(),
+            &Rejection::WrongFingerprint,
+            "{mode:?}"
+        );
 
         let unknown_kid = Fixture::with_ring(mode, ring("k9", 7));
         assert_eq!(
@@ -282,13 +352,25 @@ fn another_audience_fingerprint_or_key_is_refused() {
         );
 
         let same_kid_other_secret = Fixture::with_ring(mode, ring("k1", 8));
-        assert_eq!(same_kid_other_secret.open(&token), Err(Rejection::BadTag), "{mode:?}");
+        assert_eq!(
+            same_kid_other_secret.open(&token),
+            Err(Rejection::BadTag),
+            "{mode:?}"
+        );
 
         let other_mode = Fixture::with_ring(
-            if mode == Mode::Aead { Mode::Hmac } else { Mode::Aead },
+            if mode == Mode::Aead {
+                Mode::Hmac
+            } else {
+                Mode::Aead
+            },
             ring("k1", 7),
         );
-        assert_eq!(other_mode.open(&token), Err(Rejection::WrongMode), "{mode:?}");
+        assert_eq!(
+            other_mode.open(&token),
+            Err(Rejection::WrongMode),
+            "{mode:?}"
+        );
     }
 }
 
@@ -313,13 +395,21 @@ fn non_canonical_base64_and_padding_are_rejected() {
         let non_canonical = String::from_utf8(chars).unwrap();
         assert_eq!(
             fixture.open(&non_canonical),
-            Err(Rejection::Malformed("not canonical base64url without padding")),
+            Err(Rejection::Malformed(
+                "not canonical base64url without padding"
+            )),
             "{mode:?}"
         );
-        assert!(matches!(fixture.open(&format!("{token}==")), Err(Rejection::Malformed(_))));
+        assert!(matches!(
+            fixture.open(&format!("{token}==")),
+            Err(Rejection::Malformed(_))
+        ));
         let standard_alphabet = token.replace('-', "+").replace('_', "/");
         if standard_alphabet != token {
-            assert!(matches!(fixture.open(&standard_alphabet), Err(Rejection::Malformed(_))));
+            assert!(matches!(
+                fixture.open(&standard_alphabet),
+                Err(Rejection::Malformed(_))
+            ));
         }
     }
 }
@@ -331,7 +421,10 @@ fn oversized_tokens_are_refused_before_decoding_and_never_minted() {
         let huge = format!("m1.{}", "A".repeat(64 * 1024));
         assert_eq!(
             fixture.open(&huge),
-            Err(Rejection::Oversized { len: huge.len(), max: 64 * 1024 }),
+            Err(Rejection::Oversized {
+                len: huge.len(),
+                max: 64 * 1024
+            }),
             "{mode:?}"
         );
         let small_cap = StateCodec::builder()
@@ -343,7 +436,10 @@ fn oversized_tokens_are_refused_before_decoding_and_never_minted() {
             .unwrap();
         let flow = small_cap.start_flow(fixture.fingerprint);
         let result = small_cap.seal(&flow, &fixture.binding(), &"v".repeat(400));
-        assert!(matches!(result, Err(SealError::TooLarge { max: 300, .. })), "{mode:?}");
+        assert!(
+            matches!(result, Err(SealError::TooLarge { max: 300, .. })),
+            "{mode:?}"
+        );
     }
 }
 
@@ -354,15 +450,25 @@ fn rotation_demoted_keys_verify_and_retired_keys_do_not() {
         let fixture = Fixture::with_ring(mode, keys.clone());
         let sealed_with_old = fixture.seal(&payload());
 
-        keys.add(kid("new"), SecretKey::from_bytes(vec![2; 32]).unwrap()).unwrap();
-        assert!(fixture.open(&sealed_with_old).is_ok(), "{mode:?}: verify-only key added");
+        keys.add(kid("new"), SecretKey::from_bytes(vec![2; 32]).unwrap())
+            .unwrap();
+        assert!(
+            fixture.open(&sealed_with_old).is_ok(),
+            "{mode:?}: verify-only key added"
+        );
         keys.promote(&kid("new")).unwrap();
         let sealed_with_new = fixture.seal(&payload());
-        assert!(fixture.open(&sealed_with_old).is_ok(), "{mode:?}: demoted key still verifies");
+        assert!(
+            fixture.open(&sealed_with_old).is_ok(),
+            "{mode:?}: demoted key still verifies"
+        );
         assert!(fixture.open(&sealed_with_new).is_ok(), "{mode:?}");
 
         keys.retire(&kid("old")).unwrap();
-        assert_eq!(fixture.open(&sealed_with_old), Err(Rejection::UnknownKeyId("old".into())));
+        assert_eq!(
+            fixture.open(&sealed_with_old),
+            Err(Rejection::UnknownKeyId("old".into()))
+        );
         assert!(fixture.open(&sealed_with_new).is_ok(), "{mode:?}");
     }
 }
@@ -371,18 +477,26 @@ fn rotation_demoted_keys_verify_and_retired_keys_do_not() {
 fn aead_tokens_reveal_none_of_the_payload_and_hmac_tokens_do() {
     let secret = json!({"card": "4111-1111-1111-1111", "note": "hunter2-hunter2", "pin": 987654});
     let needles: [&[u8]; 3] = [b"4111-1111", b"hunter2", b"987654"];
-    let contains = |haystack: &[u8], needle: &[u8]| haystack.windows(needle.len()).any(|w| w == needle);
+    let contains =
+        |haystack: &[u8], needle: &[u8]| haystack.windows(needle.len()).any(|w| w == needle);
 
     let aead = Fixture::new(Mode::Aead).seal(&secret);
     let aead_bytes = URL_SAFE_NO_PAD.decode(&aead[3..]).unwrap();
     for needle in needles {
-        assert!(!contains(&aead_bytes, needle), "AEAD leaks {:?}", String::from_utf8_lossy(needle));
+        assert!(
+            !contains(&aead_bytes, needle),
+            "AEAD leaks {:?}",
+            String::from_utf8_lossy(needle)
+        );
         assert!(!contains(aead.as_bytes(), needle));
     }
 
     let hmac = Fixture::new(Mode::Hmac).seal(&secret);
     let hmac_bytes = URL_SAFE_NO_PAD.decode(&hmac[3..]).unwrap();
-    assert!(needles.iter().all(|needle| contains(&hmac_bytes, needle)), "HMAC is readable");
+    assert!(
+        needles.iter().all(|needle| contains(&hmac_bytes, needle)),
+        "HMAC is readable"
+    );
 }
 
 #[test]
@@ -391,7 +505,11 @@ fn hmac_mode_compresses_large_payloads_and_aead_never_does() {
     let hmac = Fixture::new(Mode::Hmac);
     let compressed = hmac.seal(&large);
     let raw_len = serde_json::to_vec(&large).unwrap().len();
-    assert!(compressed.len() < raw_len / 4, "{} vs raw {raw_len}", compressed.len());
+    assert!(
+        compressed.len() < raw_len / 4,
+        "{} vs raw {raw_len}",
+        compressed.len()
+    );
     assert_eq!(hmac.open(&compressed), Ok(large.clone()));
 
     let aead = Fixture::new(Mode::Aead);
@@ -409,8 +527,13 @@ fn a_payload_of_another_type_is_refused() {
     struct Machine {
         pc: u32,
     }
-    let error = fixture.codec.open::<Machine>(&token, &fixture.binding(), fixture.fingerprint);
-    assert!(matches!(error.unwrap_err().reason(), Rejection::BadPayload(_)));
+    let error = fixture
+        .codec
+        .open::<Machine>(&token, &fixture.binding(), fixture.fingerprint);
+    assert!(matches!(
+        error.unwrap_err().reason(),
+        Rejection::BadPayload(_)
+    ));
 }
 
 #[test]
@@ -421,39 +544,11 @@ fn codecs_built_without_keys_share_the_process_key() {
     let second = StateCodec::builder().build().unwrap();
     let binding = Binding::new("tools/call", "t", None);
     let fingerprint = Fingerprint::of(b"t");
-    let token = first.seal(&first.start_flow(fingerprint), &binding, &"kept").unwrap();
-    let opened = second.open::<String>(&token, &binding, fingerprint).unwrap();
+    let token = first
+        .seal(&first.start_flow(fingerprint), &binding, &"kept")
+        .unwrap();
+    let opened = second
+        .open::<String>(&token, &binding, fingerprint)
+        .unwrap();
     assert_eq!(opened.payload, "kept");
-}
-
-#[test]
-fn rejections_are_logged_with_their_reason() {
-    #[derive(Clone, Default)]
-    struct Captured(Arc<Mutex<Vec<u8>>>);
-    impl std::io::Write for Captured {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(buf);
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let captured = Captured::default();
-    let writer = captured.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(move || writer.clone())
-        .with_ansi(false)
-        .finish();
-    let fixture = Fixture::new(Mode::Aead);
-    let token = fixture.seal(&payload());
-    tracing::subscriber::with_default(subscriber, || {
-        let _ = fixture.open_with(&token, &fixture.binding().principal(Some("mallory")));
-        fixture.clock.advance(4000);
-        let _ = fixture.open(&token);
-    });
-    let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
-    assert!(log.contains("sealed for another principal"), "{log}");
-    assert!(log.contains("flow deadline passed"), "{log}");
-    assert!(!log.contains("alice") && !log.contains("mallory"), "no bound values in logs: {log}");
 }

@@ -38,7 +38,12 @@ impl<'a> Binding<'a> {
 
     /// Like [`Binding::new`] with an argument digest computed earlier.
     pub fn with_digest(method: &'a str, target: &'a str, arguments: ArgumentsDigest) -> Self {
-        Self { method, target, arguments, principal: None }
+        Self {
+            method,
+            target,
+            arguments,
+            principal: None,
+        }
     }
 
     /// Binds to the authenticated principal (`None`: an unauthenticated request).
@@ -92,14 +97,29 @@ impl Commitments {
             (self.audience == expected.audience, Rejection::WrongAudience),
             (self.method == expected.method, Rejection::WrongMethod),
             (self.target == expected.target, Rejection::WrongTarget),
-            (self.arguments == expected.arguments, Rejection::WrongArguments),
-            (self.principal == expected.principal, Rejection::WrongPrincipal),
+            (
+                self.arguments == expected.arguments,
+                Rejection::WrongArguments,
+            ),
+            (
+                self.principal == expected.principal,
+                Rejection::WrongPrincipal,
+            ),
         ];
-        checks.into_iter().find(|(equal, _)| !equal).map(|(_, rejection)| rejection)
+        checks
+            .into_iter()
+            .find(|(equal, _)| !equal)
+            .map(|(_, rejection)| rejection)
     }
 
     pub(crate) fn encode(&self, out: &mut Vec<u8>) {
-        for part in [self.audience, self.method, self.target, self.arguments, self.principal] {
+        for part in [
+            self.audience,
+            self.method,
+            self.target,
+            self.arguments,
+            self.principal,
+        ] {
             out.extend_from_slice(&part);
         }
     }
@@ -107,8 +127,16 @@ impl Commitments {
     /// `bytes` is exactly [`Self::LEN`] long (the caller split it off the claims).
     pub(crate) fn decode(bytes: &[u8]) -> Self {
         let part = |index: usize| -> [u8; 8] {
-            bytes[index * 8..index * 8 + 8].try_into().expect("8-byte slice")
+            bytes[index * 8..index * 8 + 8]
+                .try_into()
+                .expect("8-byte slice")
         };
-        Self { audience: part(0), method: part(1), target: part(2), arguments: part(3), principal: part(4) }
+        Self {
+            audience: part(0),
+            method: part(1),
+            target: part(2),
+            arguments: part(3),
+            principal: part(4),
+        }
     }
 }

@@ -158,7 +158,13 @@ mod tests {
     fn absent_and_null_arguments_digest_as_empty_object() {
         let empty = json!({});
         assert_eq!(ArgumentsDigest::of(None), ArgumentsDigest::of(Some(&empty)));
-        assert_eq!(ArgumentsDigest::of(Some(&Value::Null)), ArgumentsDigest::of(None));
-        assert_ne!(ArgumentsDigest::of(None), ArgumentsDigest::of(Some(&json!([]))));
+        assert_eq!(
+            ArgumentsDigest::of(Some(&Value::Null)),
+            ArgumentsDigest::of(None)
+        );
+        assert_ne!(
+            ArgumentsDigest::of(None),
+            ArgumentsDigest::of(Some(&json!([])))
+        );
     }
 }

@@ -116,7 +116,10 @@ impl Flow {
     /// The same flow, one round further.
     #[must_use]
     pub fn next_round(&self) -> Self {
-        Self { round: self.round.saturating_add(1), ..*self }
+        Self {
+            round: self.round.saturating_add(1),
+            ..*self
+        }
     }
 }
 
@@ -181,8 +184,22 @@ pub(crate) fn decode_claims(body: &[u8]) -> Option<(Claims, Commitments, &[u8])>
     let round = u32::from_be_bytes(reader.array());
     let fingerprint = Fingerprint(reader.array());
     let commitments = Commitments::decode(reader.0);
-    let flow = Flow { id, deadline, round, fingerprint };
-    Some((Claims { token_id, issued_at, expires_at, flow }, commitments, payload))
+    let flow = Flow {
+        id,
+        deadline,
+        round,
+        fingerprint,
+    };
+    Some((
+        Claims {
+            token_id,
+            issued_at,
+            expires_at,
+            flow,
+        },
+        commitments,
+        payload,
+    ))
 }
 
 struct Reader<'a>(&'a [u8]);

@@ -64,7 +64,8 @@ impl SecretKey {
     /// Purpose-separated subkeys, so one secret never serves two algorithms directly.
     pub(crate) fn derive(&self) -> DerivedKeys {
         let derive = |label: &[u8]| -> [u8; 32] {
-            let mut mac = Hmac::<Sha256>::new_from_slice(&self.0).expect("HMAC takes any key length");
+            let mut mac =
+                Hmac::<Sha256>::new_from_slice(&self.0).expect("HMAC takes any key length");
             mac.update(label);
             mac.finalize().into_bytes().into()
         };
@@ -180,7 +181,10 @@ impl KeyRing {
     /// ```
     pub fn parse(config: &str) -> Result<Self, KeyError> {
         let ring = Self::new();
-        let entries = config.split(',').map(str::trim).filter(|entry| !entry.is_empty());
+        let entries = config
+            .split(',')
+            .map(str::trim)
+            .filter(|entry| !entry.is_empty());
         for (index, entry) in entries.enumerate() {
             // Never echo the entry: it holds key material.
             let (id, key) = entry.split_once(':').ok_or_else(|| KeyError::Config {
@@ -188,7 +192,11 @@ impl KeyRing {
             })?;
             ring.add(KeyId::new(id.trim())?, SecretKey::from_base64(key)?)?;
         }
-        let first = ring.key_ids().into_iter().next().ok_or(KeyError::NoSigningKey)?;
+        let first = ring
+            .key_ids()
+            .into_iter()
+            .next()
+            .ok_or(KeyError::NoSigningKey)?;
         ring.promote(&first)?;
         Ok(ring)
     }
@@ -280,17 +288,23 @@ impl KeyRing {
 
     pub(crate) fn find(&self, id: &str) -> Option<Arc<DerivedKeys>> {
         let state = self.read();
-        state.position(id).map(|index| Arc::clone(&state.keys[index].1))
+        state
+            .position(id)
+            .map(|index| Arc::clone(&state.keys[index].1))
     }
 
     // A poisoned lock only means another thread panicked mid-update of a Vec push/remove,
     // which leaves the ring consistent, so recovering the guard is safe.
     fn read(&self) -> std::sync::RwLockReadGuard<'_, RingState> {
-        self.state.read().unwrap_or_else(|poison| poison.into_inner())
+        self.state
+            .read()
+            .unwrap_or_else(|poison| poison.into_inner())
     }
 
     fn write(&self) -> std::sync::RwLockWriteGuard<'_, RingState> {
-        self.state.write().unwrap_or_else(|poison| poison.into_inner())
+        self.state
+            .write()
+            .unwrap_or_else(|poison| poison.into_inner())
     }
 }
 
@@ -299,7 +313,10 @@ impl fmt::Debug for KeyRing {
         let state = self.read();
         f.debug_struct("KeyRing")
             .field("signer", &state.signer)
-            .field("keys", &state.keys.iter().map(|(id, _)| id).collect::<Vec<_>>())
+            .field(
+                "keys",
+                &state.keys.iter().map(|(id, _)| id).collect::<Vec<_>>(),
+            )
             .finish()
     }
 }
@@ -314,7 +331,10 @@ mod tests {
 
     #[test]
     fn short_keys_and_bad_ids_are_refused() {
-        assert!(matches!(SecretKey::from_bytes(vec![0; 31]), Err(KeyError::TooShort { len: 31 })));
+        assert!(matches!(
+            SecretKey::from_bytes(vec![0; 31]),
+            Err(KeyError::TooShort { len: 31 })
+        ));
         assert!(KeyId::new("").is_err());
         assert!(KeyId::new("has space").is_err());
         assert!(KeyId::new("x".repeat(33)).is_err());
@@ -331,10 +351,16 @@ mod tests {
         ring.promote(&k2).unwrap();
         assert_eq!(ring.signing_key_id(), Some(k2.clone()));
         assert!(ring.find("k1").is_some());
-        assert!(matches!(ring.retire(&k2), Err(KeyError::RetireSigningKey { .. })));
+        assert!(matches!(
+            ring.retire(&k2),
+            Err(KeyError::RetireSigningKey { .. })
+        ));
         ring.retire(&k1).unwrap();
         assert!(ring.find("k1").is_none());
-        assert!(matches!(ring.add(k2, key(3)), Err(KeyError::DuplicateKeyId { .. })));
+        assert!(matches!(
+            ring.add(k2, key(3)),
+            Err(KeyError::DuplicateKeyId { .. })
+        ));
     }
 
     #[test]
@@ -342,16 +368,26 @@ mod tests {
         let error = KeyRing::parse("k1=AAAAsecretmaterial").unwrap_err();
         assert!(!error.to_string().contains("secret"), "{error}");
         assert!(matches!(KeyRing::parse(" , "), Err(KeyError::NoSigningKey)));
-        assert!(matches!(KeyRing::parse("k1:AAAA"), Err(KeyError::TooShort { len: 3 })));
+        assert!(matches!(
+            KeyRing::parse("k1:AAAA"),
+            Err(KeyError::TooShort { len: 3 })
+        ));
     }
 
     #[test]
     fn reload_replaces_keys_for_every_clone() {
         let ring = KeyRing::with_signing_key(KeyId::new("old").unwrap(), key(1));
         let clone = ring.clone();
-        ring.reload(&KeyRing::with_signing_key(KeyId::new("new").unwrap(), key(2))).unwrap();
+        ring.reload(&KeyRing::with_signing_key(
+            KeyId::new("new").unwrap(),
+            key(2),
+        ))
+        .unwrap();
         assert_eq!(clone.signing_key_id().unwrap().as_str(), "new");
         assert!(clone.find("old").is_none());
-        assert!(matches!(ring.reload(&KeyRing::new()), Err(KeyError::NoSigningKey)));
+        assert!(matches!(
+            ring.reload(&KeyRing::new()),
+            Err(KeyError::NoSigningKey)
+        ));
     }
 }

@@ -171,7 +171,10 @@ impl StateCodec {
         body.extend_from_slice(&payload);
         let token = wire::seal(settings.mode, flags, kid.as_str(), &keys, &body);
         if token.len() > settings.max_token_len {
-            return Err(SealError::TooLarge { len: token.len(), max: settings.max_token_len });
+            return Err(SealError::TooLarge {
+                len: token.len(),
+                max: settings.max_token_len,
+            });
         }
         Ok(token)
     }
@@ -188,7 +191,8 @@ impl StateCodec {
         binding: &Binding<'_>,
         fingerprint: Fingerprint,
     ) -> Result<Opened<P>, InvalidState> {
-        self.verify(token, binding, fingerprint).map_err(InvalidState::new)
+        self.verify(token, binding, fingerprint)
+            .map_err(InvalidState::new)
     }
 
     fn verify<P: DeserializeOwned>(
@@ -199,7 +203,10 @@ impl StateCodec {
     ) -> Result<Opened<P>, Rejection> {
         let settings = &*self.inner;
         if token.len() > settings.max_token_len {
-            return Err(Rejection::Oversized { len: token.len(), max: settings.max_token_len });
+            return Err(Rejection::Oversized {
+                len: token.len(),
+                max: settings.max_token_len,
+            });
         }
         let envelope = wire::Envelope::decode(token, settings.mode)?;
         let keys = settings

@@ -44,7 +44,8 @@ fn header(mode: Mode, flags: u8, kid: &str) -> Vec<u8> {
 }
 
 fn hmac_tag(keys: &DerivedKeys, header: &[u8], body: &[u8]) -> Hmac<Sha256> {
-    let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(&keys.mac).expect("HMAC takes any key length");
+    let mut mac =
+        <Hmac<Sha256> as Mac>::new_from_slice(&keys.mac).expect("HMAC takes any key length");
     mac.update(PREFIX.as_bytes());
     mac.update(header);
     mac.update(body);
@@ -66,7 +67,13 @@ pub(crate) fn seal(mode: Mode, flags: u8, kid: &str, keys: &DerivedKeys, body: &
             let cipher = XChaCha20Poly1305::new((&keys.aead).into());
             let aad = associated_data(&header);
             let sealed = cipher
-                .encrypt(XNonce::from_slice(&nonce), Payload { msg: body, aad: &aad })
+                .encrypt(
+                    XNonce::from_slice(&nonce),
+                    Payload {
+                        msg: body,
+                        aad: &aad,
+                    },
+                )
                 .expect("XChaCha20-Poly1305 encryption cannot fail for in-memory buffers");
             bytes.extend_from_slice(&nonce);
             bytes.extend_from_slice(&sealed);
@@ -91,7 +98,9 @@ pub(crate) struct Envelope {
 impl Envelope {
     /// Strictly decodes `token` (prefix, canonical base64url without padding, header shape).
     pub(crate) fn decode(token: &str, mode: Mode) -> Result<Self, Rejection> {
-        let encoded = token.strip_prefix(PREFIX).ok_or(Rejection::Malformed("unknown prefix"))?;
+        let encoded = token
+            .strip_prefix(PREFIX)
+            .ok_or(Rejection::Malformed("unknown prefix"))?;
         // The engine rejects padding and non-zero trailing bits, so each token has exactly one
         // accepted spelling.
         let bytes = URL_SAFE_NO_PAD
@@ -148,12 +157,20 @@ impl Envelope {
                 let cipher = XChaCha20Poly1305::new((&keys.aead).into());
                 let aad = associated_data(header);
                 cipher
-                    .decrypt(XNonce::from_slice(nonce), Payload { msg: sealed, aad: &aad })
+                    .decrypt(
+                        XNonce::from_slice(nonce),
+                        Payload {
+                            msg: sealed,
+                            aad: &aad,
+                        },
+                    )
                     .map_err(|_| Rejection::BadTag)
             }
             Mode::Hmac => {
                 let (body, tag) = rest.split_at(rest.len() - HMAC_TAG_LEN);
-                hmac_tag(keys, header, body).verify_slice(tag).map_err(|_| Rejection::BadTag)?;
+                hmac_tag(keys, header, body)
+                    .verify_slice(tag)
+                    .map_err(|_| Rejection::BadTag)?;
                 Ok(body.to_vec())
             }
         }
