@@ -2,7 +2,43 @@
 //! code relies on, and the building blocks for hosts and advanced users.
 //!
 //! * [`token`]: the sealed `requestState` (AEAD or HMAC, key ring, bindings, claims).
+//! * [`elicit`], [`sample`], [`roots`], [`recheck`]: typed questions; [`Answer`] and [`Reply`]:
+//!   their answers; [`form`]: the restricted elicitation schema and its validation.
+//! * [`Machine`] and its descriptors [`Tool`], [`Prompt`], [`Resource`]: what a multi-round
+//!   handler implements; [`Context`]: what it sees of the round.
+//! * [`Server`]: a framework-agnostic MCP 2026-07-28 server running those machines.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod answer;
+mod ask;
+mod capabilities;
+mod context;
+mod engine;
+mod error;
+pub mod form;
+mod input;
+mod machine;
+pub mod protocol;
+mod results;
+mod server;
 pub mod token;
+mod uri_template;
+
+pub use answer::{Answer, FromAnswer, NotAccepted, Reply, Root, SampledMessage};
+pub use ask::{Ask, SamplingRequest, elicit, recheck, roots, sample};
+pub use capabilities::{ClientCapabilities, InputKind};
+pub use context::{Access, AppState, Authorize, BoxFuture, Context, Denied};
+pub use error::ToolError;
+pub use form::{Choice, ChoiceOption, Form, FormField};
+pub use input::InputRequest;
+pub use machine::{
+    Answers, CacheHint, CacheScope, Machine, Outcome, Prompt, PromptArgument, PromptDescriptor,
+    Resource, ResourceDescriptor, Step, StepError, Suspension, Tool, ToolDescriptor,
+};
+pub use protocol::RpcError;
+pub use results::{
+    CallToolResult, Json, PromptMessage, PromptOutput, ResourceContents, ResourceOutput, ToolOutput,
+};
+pub use server::{BuildError, DEFAULT_MAX_ROUNDS, Server, ServerBuilder};
+pub use uri_template::UriTemplate;

@@ -1,0 +1,209 @@
+//! What an `ask!` evaluates to: typed answers decoded from validated client responses.
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use crate::form::Form;
+
+/// The user's answer to an elicitation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Answer<T> {
+    /// The user submitted the form (or, for a URL, consented to open it).
+    Accept(T),
+    /// The user explicitly said no.
+    Decline,
+    /// The user dismissed the request without choosing.
+    Cancel,
+}
+
+/// A declined or cancelled elicitation, as an error: `ask!(..).accepted()?` ends the tool with
+/// a tool error saying so.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NotAccepted {
+    /// The user declined.
+    #[error("the user declined the request")]
+    Declined,
+    /// The user cancelled.
+    #[error("the user cancelled the request")]
+    Cancelled,
+}
+
+impl<T> Answer<T> {
+    /// The accepted value, or why there is none.
+    pub fn accepted(self) -> Result<T, NotAccepted> {
+        match self {
+            Self::Accept(value) => Ok(value),
+            Self::Decline => Err(NotAccepted::Declined),
+            Self::Cancel => Err(NotAccepted::Cancelled),
+        }
+    }
+
+    /// Whether the user accepted.
+    pub fn is_accepted(&self) -> bool {
+        matches!(self, Self::Accept(_))
+    }
+
+    /// The accepted value, if any.
+    pub fn ok(self) -> Option<T> {
+        self.accepted().ok()
+    }
+
+    /// Maps the accepted value.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Answer<U> {
+        match self {
+            Self::Accept(value) => Answer::Accept(f(value)),
+            Self::Decline => Answer::Decline,
+            Self::Cancel => Answer::Cancel,
+        }
+    }
+}
+
+/// The client's reply to a sampling or roots request, which have no decline: a client that
+/// cannot or will not answer simply leaves the key out. After one re-ask, a missing reply
+/// resolves as [`Reply::Missing`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum Reply<T> {
+    /// The client answered.
+    Answered(T),
+    /// The client did not answer, even when asked again.
+    Missing,
+}
+
+impl<T> Reply<T> {
+    /// The answer, if there is one.
+    pub fn ok(self) -> Option<T> {
+        match self {
+            Self::Answered(value) => Some(value),
+            Self::Missing => None,
+        }
+    }
+}
+
+/// A message produced by the client's model (`CreateMessageResult`).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SampledMessage {
+    /// `user` or `assistant`.
+    pub role: String,
+    /// The content blocks (a single block on the wire becomes a list of one).
+    #[serde(deserialize_with = "one_or_many")]
+    pub content: Vec<Value>,
+    /// The model that produced it.
+    pub model: String,
+    /// Why generation stopped, if the client said.
+    #[serde(default)]
+    pub stop_reason: Option<String>,
+}
+
+impl SampledMessage {
+    /// The text of every text block, joined.
+    pub fn text(&self) -> String {
+        self.content
+            .iter()
+            .filter(|block| block.get("type").and_then(Value::as_str) == Some("text"))
+            .filter_map(|block| block.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("")
+    }
+}
+
+fn one_or_many<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<Value>, D::Error> {
+    Ok(match Value::deserialize(deserializer)? {
+        Value::Array(blocks) => blocks,
+        block => vec![block],
+    })
+}
+
+/// One of the client's roots.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+pub struct Root {
+    /// A `file://` URI.
+    pub uri: String,
+    /// A display name.
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
+/// A type an answer decodes into. `answer` has already been validated against the request
+/// that was sent; `Value::Null` stands for a reply that resolved as missing.
+pub trait FromAnswer: Sized {
+    /// Decodes the validated answer.
+    fn from_answer(answer: &Value) -> Result<Self, String>;
+}
+
+fn action_and_content(answer: &Value) -> (&str, Option<&Map<String, Value>>) {
+    let action = answer.get("action").and_then(Value::as_str).unwrap_or("cancel");
+    (action, answer.get("content").and_then(Value::as_object))
+}
+
+fn elicitation<T>(
+    answer: &Value,
+    accept: impl FnOnce(Option<&Map<String, Value>>) -> Result<T, String>,
+) -> Result<Answer<T>, String> {
+    match action_and_content(answer) {
+        ("accept", content) => accept(content).map(Answer::Accept),
+        ("decline", _) => Ok(Answer::Decline),
+        _ => Ok(Answer::Cancel),
+    }
+}
+
+impl<T: Form> FromAnswer for Answer<T> {
+    fn from_answer(answer: &Value) -> Result<Self, String> {
+        elicitation(answer, |content| T::from_content(content.unwrap_or(&Map::new())))
+    }
+}
+
+/// A single choice: the value of the selected option.
+impl FromAnswer for Answer<String> {
+    fn from_answer(answer: &Value) -> Result<Self, String> {
+        elicitation(answer, |content| {
+            content
+                .and_then(|content| content.get(crate::ask::CHOICE_FIELD))
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+                .ok_or_else(|| "the selected option is missing".to_owned())
+        })
+    }
+}
+
+/// A URL elicitation: accept means consent only.
+impl FromAnswer for Answer<()> {
+    fn from_answer(answer: &Value) -> Result<Self, String> {
+        elicitation(answer, |_| Ok(()))
+    }
+}
+
+impl FromAnswer for Reply<SampledMessage> {
+    fn from_answer(answer: &Value) -> Result<Self, String> {
+        match answer {
+            Value::Null => Ok(Reply::Missing),
+            answered => SampledMessage::deserialize(answered)
+                .map(Reply::Answered)
+                .map_err(|e| e.to_string()),
+        }
+    }
+}
+
+/// A state-only round answers nothing.
+impl FromAnswer for () {
+    fn from_answer(_: &Value) -> Result<Self, String> {
+        Ok(())
+    }
+}
+
+/// `ListRootsResult` decodes to its list of roots.
+#[derive(Deserialize)]
+struct RootsResult {
+    roots: Vec<Root>,
+}
+
+impl FromAnswer for Reply<Vec<Root>> {
+    fn from_answer(answer: &Value) -> Result<Self, String> {
+        match answer {
+            Value::Null => Ok(Reply::Missing),
+            answered => RootsResult::deserialize(answered)
+                .map(|result| Reply::Answered(result.roots))
+                .map_err(|e| e.to_string()),
+        }
+    }
+}

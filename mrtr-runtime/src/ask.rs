@@ -1,0 +1,235 @@
+//! Typed questions: what an `ask!` sends, and the type its answer decodes into.
+
+use std::marker::PhantomData;
+
+use serde_json::{Map, Value, json};
+
+use crate::answer::{Answer, Reply, Root, SampledMessage};
+use crate::form::Form;
+use crate::input::{ELICITATION_CREATE, InputRequest, ROOTS_LIST, SAMPLING_CREATE_MESSAGE};
+
+/// The property name of the single field of an [`elicit::choice`] form.
+pub(crate) const CHOICE_FIELD: &str = "choice";
+
+/// A question and the type of its answer (`A`). Build one with [`elicit::form`],
+/// [`elicit::choice`], [`elicit::url`], [`sample`], [`roots`] or [`recheck`], and pass it to
+/// `ask!`.
+#[must_use = "a question does nothing until it is passed to `ask!`"]
+pub struct Ask<A> {
+    request: Option<InputRequest>,
+    answer: PhantomData<fn() -> A>,
+}
+
+impl<A> Ask<A> {
+    fn new(request: Option<InputRequest>) -> Self {
+        Self { request, answer: PhantomData }
+    }
+
+    /// The request to embed in `inputRequests` (`None` for a state-only round).
+    pub fn request(&self) -> Option<&InputRequest> {
+        self.request.as_ref()
+    }
+
+    /// Takes the request out.
+    pub fn into_request(self) -> Option<InputRequest> {
+        self.request
+    }
+}
+
+impl<A> std::fmt::Debug for Ask<A> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ask").field("request", &self.request).finish()
+    }
+}
+
+/// Elicitation: the primary way to ask the user.
+pub mod elicit {
+    use super::*;
+
+    /// A form-mode elicitation for `T` (derive [`Form`] on it). Never ask for passwords, keys
+    /// or payment data in a form: use [`url`] for those.
+    pub fn form<T: Form>(message: impl Into<String>) -> Ask<Answer<T>> {
+        Ask::new(Some(InputRequest {
+            method: ELICITATION_CREATE.to_owned(),
+            params: json!({
+                "mode": "form",
+                "message": message.into(),
+                "requestedSchema": T::requested_schema(),
+            }),
+        }))
+    }
+
+    /// A single-select built at run time, from data such as search results. The answer is
+    /// the selected option's value, validated against exactly the options that were shown.
+    ///
+    /// ```
+    /// use mrtr_runtime::elicit::{self, Pick};
+    /// let offers = vec![("AF1234", "Paris 09:10, 120 EUR"), ("LH88", "Paris 11:45, 98 EUR")];
+    /// let question = elicit::choice("Which flight?", offers.into_iter().map(Pick::from));
+    /// # let _ = question;
+    /// ```
+    pub fn choice<I>(message: impl Into<String>, options: I) -> Ask<Answer<String>>
+    where
+        I: IntoIterator,
+        I::Item: Into<Pick>,
+    {
+        let options: Vec<Pick> = options.into_iter().map(Into::into).collect();
+        let property = if options.iter().any(|option| option.title.is_some()) {
+            let titled: Vec<Value> = options
+                .iter()
+                .map(|option| {
+                    json!({"const": option.value, "title": option.title.as_ref().unwrap_or(&option.value)})
+                })
+                .collect();
+            json!({"type": "string", "oneOf": titled})
+        } else {
+            json!({"type": "string", "enum": options.iter().map(|option| &option.value).collect::<Vec<_>>()})
+        };
+        let mut properties = Map::new();
+        properties.insert(CHOICE_FIELD.to_owned(), property);
+        Ask::new(Some(InputRequest {
+            method: ELICITATION_CREATE.to_owned(),
+            params: json!({
+                "mode": "form",
+                "message": message.into(),
+                "requestedSchema": {"type": "object", "properties": properties, "required": [CHOICE_FIELD]},
+            }),
+        }))
+    }
+
+    /// A URL-mode elicitation: the user is sent to `url` out of band (sign-in, payment).
+    ///
+    /// Accept means the user *consented to open* the URL, not that they finished: decide
+    /// completion on a later round from your own records (see [`recheck`](super::recheck)).
+    /// The URL must not carry secrets or personal data and must not be pre-authenticated; the
+    /// page must check that the user who opens it is the user who was asked.
+    pub fn url(message: impl Into<String>, url: impl Into<String>) -> Ask<Answer<()>> {
+        Ask::new(Some(InputRequest {
+            method: ELICITATION_CREATE.to_owned(),
+            params: json!({"mode": "url", "message": message.into(), "url": url.into()}),
+        }))
+    }
+
+    /// One option of a [`choice`]: the value sent back, and an optional title shown instead.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct Pick {
+        /// The value the client sends back.
+        pub value: String,
+        /// What the user sees, if different from the value.
+        pub title: Option<String>,
+    }
+
+    impl Pick {
+        /// An option shown as its value.
+        pub fn new(value: impl Into<String>) -> Self {
+            Self { value: value.into(), title: None }
+        }
+
+        /// Shows `title` instead of the value.
+        pub fn title(mut self, title: impl Into<String>) -> Self {
+            self.title = Some(title.into());
+            self
+        }
+    }
+
+    impl From<&str> for Pick {
+        fn from(value: &str) -> Self {
+            Self::new(value)
+        }
+    }
+
+    impl From<String> for Pick {
+        fn from(value: String) -> Self {
+            Self::new(value)
+        }
+    }
+
+    impl<V: Into<String>, T: Into<String>> From<(V, T)> for Pick {
+        fn from((value, title): (V, T)) -> Self {
+            Self::new(value).title(title)
+        }
+    }
+}
+
+/// The params of a `sampling/createMessage` request.
+///
+/// Sampling is deprecated by the 2026-07-28 specification (SEP-2577); it stays valid, but
+/// prefer elicitation in new tools.
+#[derive(Clone, Debug)]
+pub struct SamplingRequest {
+    params: Map<String, Value>,
+}
+
+impl SamplingRequest {
+    /// A request for at most `max_tokens` tokens, with no messages yet.
+    pub fn new(max_tokens: u32) -> Self {
+        let mut params = Map::new();
+        params.insert("messages".into(), Value::Array(Vec::new()));
+        params.insert("maxTokens".into(), max_tokens.into());
+        Self { params }
+    }
+
+    /// Raw params, passed through unchanged (for example with `tools`, which needs the
+    /// client's `sampling.tools` capability; answering every `tool_use` is then up to you).
+    pub fn from_params(params: Map<String, Value>) -> Self {
+        Self { params }
+    }
+
+    fn message(mut self, role: &str, text: impl Into<String>) -> Self {
+        let message = json!({"role": role, "content": {"type": "text", "text": text.into()}});
+        if let Some(Value::Array(messages)) = self.params.get_mut("messages") {
+            messages.push(message);
+        }
+        self
+    }
+
+    /// Appends a user message.
+    pub fn user(self, text: impl Into<String>) -> Self {
+        self.message("user", text)
+    }
+
+    /// Appends an assistant message.
+    pub fn assistant(self, text: impl Into<String>) -> Self {
+        self.message("assistant", text)
+    }
+
+    /// Sets the system prompt.
+    pub fn system_prompt(mut self, prompt: impl Into<String>) -> Self {
+        self.params.insert("systemPrompt".into(), prompt.into().into());
+        self
+    }
+
+    /// Sets the temperature.
+    pub fn temperature(mut self, temperature: f64) -> Self {
+        self.params.insert("temperature".into(), temperature.into());
+        self
+    }
+}
+
+/// Asks the client's model for a message.
+///
+/// **Deprecated by the specification** (MCP 2026-07-28, SEP-2577): still a valid input request,
+/// but prefer elicitation in new tools. The reply is [`Reply::Missing`] when the client leaves
+/// the key out even after one re-ask.
+pub fn sample(request: SamplingRequest) -> Ask<Reply<SampledMessage>> {
+    Ask::new(Some(InputRequest {
+        method: SAMPLING_CREATE_MESSAGE.to_owned(),
+        params: Value::Object(request.params),
+    }))
+}
+
+/// Asks the client for its roots.
+///
+/// **Deprecated by the specification** (MCP 2026-07-28, SEP-2577): still a valid input request,
+/// but prefer tool arguments or elicitation in new tools. The reply is [`Reply::Missing`] when
+/// the client leaves the key out even after one re-ask.
+pub fn roots() -> Ask<Reply<Vec<Root>>> {
+    Ask::new(Some(InputRequest { method: ROOTS_LIST.to_owned(), params: json!({}) }))
+}
+
+/// Suspends without a question: the client retries at once with the state. For polling an
+/// out-of-band step (a URL elicitation's completion) or shedding load. Counts toward the round
+/// cap like any round.
+pub fn recheck() -> Ask<()> {
+    Ask::new(None)
+}

@@ -1,0 +1,257 @@
+//! One round of a flow: verify the state, authorize, take the answers that count, run the
+//! machine to its next suspension, seal what it keeps.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::capabilities::{ClientCapabilities, InputKind, required_capabilities};
+use crate::context::{Access, AppState, Authorize, Context, Denied};
+use crate::input::InputRequest;
+use crate::machine::{Answers, Machine, Outcome, Step, StepError};
+use crate::protocol::RpcError;
+use crate::token::{Binding, Flow, InvalidState, StateCodec};
+
+/// What every round needs from the server.
+pub(crate) struct Environment {
+    pub(crate) codec: StateCodec,
+    pub(crate) state: Arc<AppState>,
+    pub(crate) authorizer: Option<Arc<dyn Authorize>>,
+}
+
+/// One request of a flow, already checked for shape by the server.
+pub(crate) struct RoundInput<'a> {
+    pub(crate) method: &'a str,
+    pub(crate) target: &'a str,
+    pub(crate) arguments: &'a Value,
+    pub(crate) input_responses: Option<Map<String, Value>>,
+    pub(crate) request_state: Option<&'a str>,
+    pub(crate) capabilities: ClientCapabilities,
+    pub(crate) principal: Option<&'a str>,
+    pub(crate) max_rounds: u32,
+}
+
+/// How a round ended, before the server maps it onto the method's result or error.
+#[derive(Debug)]
+pub(crate) enum RoundEnd {
+    /// The machine's final result.
+    Complete(Value),
+    /// The author's code failed.
+    Failed(String),
+    /// `inputRequests` (possibly none) and the sealed state.
+    InputRequired { requests: Map<String, Value>, state: String },
+    /// The flow would need more `input_required` rounds than allowed.
+    TooManyRounds(u32),
+    /// The authorization hook refused the round.
+    Denied(Denied),
+    /// The arguments do not fit the machine.
+    BadArguments(String),
+}
+
+/// What travels in `requestState` between rounds. Short field names: it is sent every round.
+#[derive(Debug, Serialize, Deserialize)]
+struct SavedState {
+    #[serde(rename = "p")]
+    pc: u32,
+    #[serde(rename = "f", default)]
+    frame: Value,
+    #[serde(rename = "q", default, skip_serializing_if = "BTreeMap::is_empty")]
+    pending: BTreeMap<String, PendingQuestion>,
+    #[serde(rename = "s")]
+    steps: u32,
+}
+
+/// A question as it was sent, and its answer once a valid one arrived (a partly answered batch
+/// keeps its valid answers while the rest are asked again).
+#[derive(Debug, Serialize, Deserialize)]
+struct PendingQuestion {
+    #[serde(rename = "r")]
+    request: InputRequest,
+    #[serde(rename = "a", default, skip_serializing_if = "Option::is_none")]
+    answer: Option<Value>,
+    #[serde(rename = "n", default, skip_serializing_if = "is_zero")]
+    reasks: u8,
+}
+
+fn is_zero(count: &u8) -> bool {
+    *count == 0
+}
+
+pub(crate) async fn run_round(
+    env: &Environment,
+    machine: &dyn Machine,
+    input: RoundInput<'_>,
+) -> Result<RoundEnd, RpcError> {
+    let binding = Binding::new(input.method, input.target, Some(input.arguments))
+        .principal(input.principal);
+    let fingerprint = machine.fingerprint();
+    // Verification comes before any code of the author or the host runs.
+    let (flow, mut state, resumed) = match input.request_state {
+        Some(token) => {
+            let opened = env.codec.open::<SavedState>(token, &binding, fingerprint)?;
+            (opened.claims.flow().next_round(), opened.payload, true)
+        }
+        None => {
+            let fresh = SavedState { pc: 0, frame: Value::Null, pending: BTreeMap::new(), steps: 0 };
+            (env.codec.start_flow(fingerprint), fresh, false)
+        }
+    };
+    if let Some(authorizer) = &env.authorizer {
+        let access = Access {
+            method: input.method,
+            target: input.target,
+            arguments: input.arguments,
+            principal: input.principal,
+            round: flow.round(),
+        };
+        if let Err(denied) = authorizer.authorize(access).await {
+            return Ok(RoundEnd::Denied(denied));
+        }
+    }
+
+    let cx = Context::new(
+        Arc::clone(&env.state),
+        input.capabilities.clone(),
+        input.principal.map(str::to_owned),
+        flow.round(),
+        flow.id(),
+        state.steps,
+    );
+    // Answers count once, for the first suspension this round meets: the one restored from
+    // the state or, in a round without state, the first one the machine reaches.
+    let mut responses = input.input_responses;
+    let mut at_suspension = resumed;
+    let mut sent_before = resumed;
+    loop {
+        let mut answers = BTreeMap::new();
+        if at_suspension {
+            let reasks = gather(&mut state.pending, responses.take().unwrap_or_default(), sent_before);
+            sent_before = false;
+            if !reasks.is_empty() {
+                check_capabilities(&input.capabilities, reasks.iter().map(|(_, request)| request))?;
+                return suspend(env, &flow, &binding, &state, reasks, input.max_rounds);
+            }
+            for (key, question) in std::mem::take(&mut state.pending) {
+                answers.insert(key, question.answer.unwrap_or(Value::Null));
+            }
+        }
+
+        let step = Step {
+            arguments: input.arguments,
+            cx: &cx,
+            pc: state.pc,
+            frame: std::mem::take(&mut state.frame),
+            answers: Answers::new(answers),
+        };
+        let outcome = machine.step(step).await;
+        state.steps = state.steps.saturating_add(1);
+        cx.set_steps(state.steps);
+        let suspension = match outcome {
+            Ok(Outcome::Complete(result)) => return Ok(RoundEnd::Complete(result)),
+            Ok(Outcome::Failed(message)) => return Ok(RoundEnd::Failed(message)),
+            Ok(Outcome::Suspend(suspension)) => suspension,
+            Err(StepError::Arguments(reason)) => return Ok(RoundEnd::BadArguments(reason)),
+            Err(StepError::Frame(reason)) => {
+                tracing::warn!(target: "mrtr::state", %reason, "rejected requestState: kept values do not decode");
+                return Err(RpcError::invalid_params(InvalidState::MESSAGE));
+            }
+            Err(error) => {
+                tracing::error!(target: "mrtr::engine", %error, target = input.target, "machine failed");
+                return Err(RpcError::internal(error.to_string()));
+            }
+        };
+
+        check_capabilities(&input.capabilities, suspension.questions.iter().map(|(_, request)| request))?;
+        state.pc = suspension.pc;
+        state.frame = suspension.frame;
+        state.pending = BTreeMap::new();
+        for (key, request) in suspension.questions {
+            let question = PendingQuestion { request, answer: None, reasks: 0 };
+            if state.pending.insert(key.clone(), question).is_some() {
+                return Err(RpcError::internal(format!("two questions of one round share the key `{key}`")));
+            }
+        }
+        at_suspension = true;
+        if responses.is_none() || state.pending.is_empty() {
+            let outgoing = state.pending.iter().map(|(key, q)| (key.clone(), q.request.clone())).collect();
+            return suspend(env, &flow, &binding, &state, outgoing, input.max_rounds);
+        }
+    }
+}
+
+/// Matches the responses to the unanswered pending questions and returns the questions to ask
+/// again. `sent_before`: the questions came from the state, so the client has seen them.
+fn gather(
+    pending: &mut BTreeMap<String, PendingQuestion>,
+    responses: Map<String, Value>,
+    sent_before: bool,
+) -> Vec<(String, InputRequest)> {
+    let mut reasks = Vec::new();
+    for (key, question) in pending.iter_mut().filter(|(_, question)| question.answer.is_none()) {
+        let reason = match responses.get(key) {
+            Some(response) => match question.request.validate_answer(response) {
+                Ok(answer) => {
+                    question.answer = Some(answer);
+                    continue;
+                }
+                Err(reason) => Some(reason),
+            },
+            // Sampling and roots have no decline: a reply left out again after one re-ask
+            // resolves as missing.
+            None if sent_before && question.reasks >= 1 && !is_elicitation(&question.request) => {
+                question.answer = Some(Value::Null);
+                continue;
+            }
+            None => None,
+        };
+        if sent_before {
+            question.reasks = question.reasks.saturating_add(1);
+        }
+        reasks.push((key.clone(), question.request.reasked(reason.as_deref())));
+    }
+    reasks
+}
+
+fn is_elicitation(request: &InputRequest) -> bool {
+    matches!(request.kind(), InputKind::FormElicitation | InputKind::UrlElicitation)
+}
+
+/// Refuses with `-32021` if any request is of a kind this request's client did not declare.
+fn check_capabilities<'a>(
+    capabilities: &ClientCapabilities,
+    requests: impl Iterator<Item = &'a InputRequest>,
+) -> Result<(), RpcError> {
+    let missing: Vec<InputKind> = requests.map(InputRequest::kind).filter(|kind| !capabilities.supports(*kind)).collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let names: Vec<&str> = missing.iter().map(|kind| kind.describe()).collect();
+    Err(RpcError::missing_capability(
+        required_capabilities(missing),
+        format!("this request needs {} from the client, which it did not declare", names.join(" and ")),
+    ))
+}
+
+fn suspend(
+    env: &Environment,
+    flow: &Flow,
+    binding: &Binding<'_>,
+    state: &SavedState,
+    outgoing: Vec<(String, InputRequest)>,
+    max_rounds: u32,
+) -> Result<RoundEnd, RpcError> {
+    if flow.round() > max_rounds {
+        return Ok(RoundEnd::TooManyRounds(max_rounds));
+    }
+    let token = env.codec.seal(flow, binding, state).map_err(|error| {
+        tracing::error!(target: "mrtr::state", %error, "could not seal requestState");
+        RpcError::internal(error.to_string())
+    })?;
+    let requests = outgoing
+        .into_iter()
+        .map(|(key, request)| (key, serde_json::to_value(request).unwrap_or(Value::Null)))
+        .collect();
+    Ok(RoundEnd::InputRequired { requests, state: token })
+}

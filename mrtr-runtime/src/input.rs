@@ -1,0 +1,178 @@
+//! Embedded input requests as they go on the wire (`{method, params}`, no `jsonrpc`, no `id`),
+//! and the validation of the answers that come back for them.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+use crate::capabilities::InputKind;
+use crate::form::validate_content;
+
+/// `elicitation/create`.
+pub const ELICITATION_CREATE: &str = "elicitation/create";
+/// `sampling/createMessage` (deprecated by the spec, still valid).
+pub const SAMPLING_CREATE_MESSAGE: &str = "sampling/createMessage";
+/// `roots/list` (deprecated by the spec, still valid).
+pub const ROOTS_LIST: &str = "roots/list";
+
+/// One value of `inputRequests`: an `ElicitRequest`, `CreateMessageRequest` or
+/// `ListRootsRequest`, exactly as sent.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct InputRequest {
+    /// The embedded method.
+    pub method: String,
+    /// Its params.
+    pub params: Value,
+}
+
+impl InputRequest {
+    /// What the client must have declared to receive this request.
+    pub fn kind(&self) -> InputKind {
+        match self.method.as_str() {
+            SAMPLING_CREATE_MESSAGE => InputKind::Sampling {
+                tools: self.params.get("tools").is_some() || self.params.get("toolChoice").is_some(),
+                context: self
+                    .params
+                    .get("includeContext")
+                    .and_then(Value::as_str)
+                    .is_some_and(|context| context != "none"),
+            },
+            ROOTS_LIST => InputKind::Roots,
+            _ if self.params.get("mode").and_then(Value::as_str) == Some("url") => {
+                InputKind::UrlElicitation
+            }
+            _ => InputKind::FormElicitation,
+        }
+    }
+
+    /// The request to send again after an invalid answer: an elicitation's message gets the
+    /// reason appended so the user knows what to fix; other kinds are repeated as they were.
+    pub fn reasked(&self, reason: Option<&str>) -> InputRequest {
+        let mut again = self.clone();
+        if let (Some(reason), ELICITATION_CREATE) = (reason, self.method.as_str()) {
+            if let Some(Value::String(message)) = again.params.get_mut("message") {
+                message.push_str(&format!("\n\n(The previous answer was not accepted: {reason}.)"));
+            }
+        }
+        again
+    }
+
+    /// Checks a client's answer against this request and returns its normalized form, or why
+    /// it cannot be used. Extra fields are tolerated; a form's content must fit the schema sent.
+    pub fn validate_answer(&self, answer: &Value) -> Result<Value, String> {
+        let Value::Object(answer) = answer else {
+            return Err("the answer must be a JSON object".to_owned());
+        };
+        match self.method.as_str() {
+            SAMPLING_CREATE_MESSAGE => validate_sampling(answer),
+            ROOTS_LIST => validate_roots(answer),
+            _ => self.validate_elicitation(answer),
+        }
+    }
+
+    fn validate_elicitation(&self, answer: &Map<String, Value>) -> Result<Value, String> {
+        let action = answer.get("action").and_then(Value::as_str);
+        match action {
+            Some("accept") if self.kind() == InputKind::FormElicitation => {
+                let schema = self.params.get("requestedSchema").unwrap_or(&Value::Null);
+                let content = answer
+                    .get("content")
+                    .ok_or_else(|| "an accepted form must carry its content".to_owned())?;
+                let content = validate_content(schema, content)?;
+                Ok(json!({"action": "accept", "content": content}))
+            }
+            Some(action @ ("accept" | "decline" | "cancel")) => Ok(json!({"action": action})),
+            _ => Err("`action` must be accept, decline or cancel".to_owned()),
+        }
+    }
+}
+
+fn validate_sampling(answer: &Map<String, Value>) -> Result<Value, String> {
+    match answer.get("role").and_then(Value::as_str) {
+        Some("user" | "assistant") => {}
+        _ => return Err("`role` must be user or assistant".to_owned()),
+    }
+    let block_ok = |block: &Value| block.get("type").and_then(Value::as_str).is_some();
+    let content_ok = match answer.get("content") {
+        Some(Value::Array(blocks)) => blocks.iter().all(block_ok),
+        Some(block @ Value::Object(_)) => block_ok(block),
+        _ => false,
+    };
+    if !content_ok {
+        return Err("`content` must be a content block or a list of them".to_owned());
+    }
+    if !answer.get("model").is_some_and(Value::is_string) {
+        return Err("`model` must be a string".to_owned());
+    }
+    Ok(Value::Object(answer.clone()))
+}
+
+fn validate_roots(answer: &Map<String, Value>) -> Result<Value, String> {
+    let Some(Value::Array(roots)) = answer.get("roots") else {
+        return Err("`roots` must be a list".to_owned());
+    };
+    if !roots.iter().all(|root| root.get("uri").is_some_and(Value::is_string)) {
+        return Err("every root needs a `uri`".to_owned());
+    }
+    Ok(json!({"roots": roots}))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn form() -> InputRequest {
+        InputRequest {
+            method: ELICITATION_CREATE.into(),
+            params: json!({"mode": "form", "message": "Name?", "requestedSchema": {
+                "type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}}),
+        }
+    }
+
+    #[test]
+    fn kinds_follow_method_and_mode() {
+        assert_eq!(form().kind(), InputKind::FormElicitation);
+        let url = InputRequest { method: ELICITATION_CREATE.into(), params: json!({"mode": "url"}) };
+        assert_eq!(url.kind(), InputKind::UrlElicitation);
+        let sampling = InputRequest {
+            method: SAMPLING_CREATE_MESSAGE.into(),
+            params: json!({"tools": [], "includeContext": "none"}),
+        };
+        assert_eq!(sampling.kind(), InputKind::Sampling { tools: true, context: false });
+    }
+
+    #[test]
+    fn elicitation_answers_are_validated_and_normalized() {
+        let ok = json!({"action": "accept", "content": {"name": "Ann", "x": 1}, "_meta": {}});
+        assert_eq!(form().validate_answer(&ok), Ok(json!({"action": "accept", "content": {"name": "Ann"}})));
+        assert_eq!(form().validate_answer(&json!({"action": "decline", "content": 5})), Ok(json!({"action": "decline"})));
+        assert!(form().validate_answer(&json!({"action": "accept"})).is_err());
+        assert!(form().validate_answer(&json!({"action": "maybe"})).is_err());
+        assert!(form().validate_answer(&json!(12345)).is_err());
+        assert_eq!(
+            form().validate_answer(&json!({"action": "accept", "content": {}})),
+            Err("`name` is required".to_owned())
+        );
+    }
+
+    #[test]
+    fn a_reask_explains_itself() {
+        let again = form().reasked(Some("`name` is required"));
+        assert_eq!(
+            again.params["message"],
+            "Name?\n\n(The previous answer was not accepted: `name` is required.)"
+        );
+        assert_eq!(form().reasked(None), form());
+    }
+
+    #[test]
+    fn sampling_and_roots_answers_are_parsed_tolerantly() {
+        let sampling = InputRequest { method: SAMPLING_CREATE_MESSAGE.into(), params: json!({}) };
+        let answer = json!({"role": "assistant", "content": {"type": "text", "text": "Paris"},
+            "model": "m", "stopReason": "endTurn", "extra": true});
+        assert_eq!(sampling.validate_answer(&answer), Ok(answer.clone()));
+        assert!(sampling.validate_answer(&json!({"role": "assistant", "model": "m"})).is_err());
+        let roots = InputRequest { method: ROOTS_LIST.into(), params: json!({}) };
+        assert!(roots.validate_answer(&json!({"roots": [{"uri": "file:///a", "name": "A"}]})).is_ok());
+        assert!(roots.validate_answer(&json!({"roots": [{"name": "A"}]})).is_err());
+    }
+}

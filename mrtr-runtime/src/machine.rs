@@ -1,0 +1,308 @@
+//! The resumable machine: what `#[mrtr::tool]` (and `#[mrtr::prompt]`, `#[mrtr::resource]`)
+//! generate, and what a hand-written multi-round handler implements.
+//!
+//! A machine is a program counter plus a frame of kept values. The engine calls
+//! [`Machine::step`] with the pc and frame from the verified state and the answers that count
+//! for the question pending there; the machine runs its code up to the next suspension and
+//! returns the new pc, frame and questions, or its final result. Code between two suspensions
+//! therefore runs once per accepted state.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::answer::FromAnswer;
+use crate::ask::Ask;
+use crate::capabilities::InputKind;
+use crate::context::{BoxFuture, Context};
+use crate::input::InputRequest;
+use crate::token::Fingerprint;
+
+/// A resumable computation driven one round at a time by the engine.
+pub trait Machine: Send + Sync + 'static {
+    /// Identifies the machine's shape; a state minted by another shape is refused.
+    fn fingerprint(&self) -> Fingerprint;
+
+    /// Runs from `step.pc` to the next suspension or to the end. `pc` 0 is the start, with a
+    /// `Null` frame and no answers.
+    fn step<'a>(&'a self, step: Step<'a>) -> BoxFuture<'a, Result<Outcome, StepError>>;
+}
+
+/// The input of one [`Machine::step`].
+#[derive(Debug)]
+pub struct Step<'a> {
+    /// The request's arguments (an object; `{}` when absent).
+    pub arguments: &'a Value,
+    /// This round's context.
+    pub cx: &'a Context,
+    /// Where to resume: 0 at the start, otherwise a pc returned in a [`Suspension`].
+    pub pc: u32,
+    /// The kept values returned with that suspension (`Null` at the start).
+    pub frame: Value,
+    /// The validated answers to the questions asked at that suspension.
+    pub answers: Answers,
+}
+
+/// How a step ended.
+#[derive(Debug)]
+pub enum Outcome {
+    /// The final result (for a tool a `CallToolResult`, for a prompt a `GetPromptResult`, for a
+    /// resource a `ReadResourceResult`), without `resultType`, which the engine adds.
+    Complete(Value),
+    /// The author's code failed; for a tool this becomes a result with `isError: true`.
+    Failed(String),
+    /// The machine needs answers (or, with no questions, just another round).
+    Suspend(Suspension),
+}
+
+/// A suspension point reached: where to resume, what to keep, what to ask.
+#[derive(Debug)]
+pub struct Suspension {
+    /// The pc to resume at.
+    pub pc: u32,
+    /// The kept values.
+    pub frame: Value,
+    /// The questions of this round by key; empty for a state-only round.
+    pub questions: Vec<(String, InputRequest)>,
+}
+
+impl Suspension {
+    /// A suspension with no questions yet.
+    pub fn new(pc: u32, frame: Value) -> Self {
+        Self { pc, frame, questions: Vec::new() }
+    }
+
+    /// Adds `ask` under `key` (a state-only [`recheck`](crate::recheck) adds nothing).
+    pub fn ask<A>(mut self, key: impl Into<String>, ask: Ask<A>) -> Self {
+        if let Some(request) = ask.into_request() {
+            self.questions.push((key.into(), request));
+        }
+        self
+    }
+}
+
+/// Why a step could not run. These are never the user's answers' fault (invalid answers are
+/// asked again before the machine runs).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StepError {
+    /// The request's arguments do not fit the machine's argument type.
+    #[error("invalid arguments: {0}")]
+    Arguments(String),
+    /// The kept values of the state do not decode (refused like any invalid state).
+    #[error("the kept values do not decode: {0}")]
+    Frame(String),
+    /// A validated answer does not decode into the type the machine expects: the question's
+    /// schema and its Rust type disagree.
+    #[error("the answer to `{key}` does not decode: {reason}")]
+    Answer {
+        /// The question's key.
+        key: String,
+        /// The decoding error.
+        reason: String,
+    },
+    /// A pc the machine does not have, or another fault of the machine itself.
+    #[error("{0}")]
+    Internal(String),
+}
+
+/// The answers that count for the suspension being resumed, validated against the questions
+/// that were sent.
+#[derive(Debug, Default)]
+pub struct Answers {
+    values: BTreeMap<String, Value>,
+}
+
+impl Answers {
+    pub(crate) fn new(values: BTreeMap<String, Value>) -> Self {
+        Self { values }
+    }
+
+    /// Takes the answer to `key` as `A`. Each answer can be taken once.
+    pub fn take<A: FromAnswer>(&mut self, key: &str) -> Result<A, StepError> {
+        let value = self.values.remove(key).ok_or_else(|| StepError::Answer {
+            key: key.to_owned(),
+            reason: "no answer for this key at this resume point".to_owned(),
+        })?;
+        A::from_answer(&value).map_err(|reason| StepError::Answer { key: key.to_owned(), reason })
+    }
+
+    /// Whether no answer is left.
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+}
+
+/// How a client may cache a result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CacheHint {
+    /// Freshness in milliseconds.
+    pub ttl_ms: u64,
+    /// Whether the result may be shared across users.
+    pub scope: CacheScope,
+}
+
+/// `cacheScope` of a cacheable result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CacheScope {
+    /// May be shared across users.
+    Public,
+    /// Only for the requesting authorization context.
+    Private,
+}
+
+impl CacheScope {
+    /// The wire value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Public => "public",
+            Self::Private => "private",
+        }
+    }
+}
+
+impl CacheHint {
+    /// Not cacheable: `ttlMs: 0`, `cacheScope: "private"` (what results of a retry carry).
+    pub const NONE: CacheHint = CacheHint { ttl_ms: 0, scope: CacheScope::Private };
+}
+
+/// How a tool is listed and run.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct ToolDescriptor {
+    /// The tool's name.
+    pub name: String,
+    /// A display title.
+    pub title: Option<String>,
+    /// What the tool does (from the doc comment).
+    pub description: Option<String>,
+    /// JSON Schema of the arguments.
+    pub input_schema: Value,
+    /// The kinds of question the tool may ask.
+    pub asks: Vec<InputKind>,
+    /// Most `input_required` rounds before the flow ends with an error (default: the server's).
+    pub max_rounds: Option<u32>,
+    /// Each state may be redeemed once.
+    pub single_use: bool,
+}
+
+impl ToolDescriptor {
+    /// A descriptor with only a name and an argument schema.
+    pub fn new(name: impl Into<String>, input_schema: Value) -> Self {
+        Self {
+            name: name.into(),
+            title: None,
+            description: None,
+            input_schema,
+            asks: Vec::new(),
+            max_rounds: None,
+            single_use: false,
+        }
+    }
+
+    /// Sets the description.
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Sets the round cap.
+    pub fn max_rounds(mut self, rounds: u32) -> Self {
+        self.max_rounds = Some(rounds);
+        self
+    }
+
+    /// Declares the kinds of question the tool may ask.
+    pub fn asks(mut self, kinds: impl IntoIterator<Item = InputKind>) -> Self {
+        self.asks = kinds.into_iter().collect();
+        self
+    }
+}
+
+/// A tool: a machine with a descriptor.
+pub trait Tool: Machine {
+    /// How the tool is listed and run.
+    fn descriptor(&self) -> ToolDescriptor;
+}
+
+/// One argument of a prompt.
+#[derive(Clone, Debug)]
+pub struct PromptArgument {
+    /// The argument's name.
+    pub name: String,
+    /// What it is for.
+    pub description: Option<String>,
+    /// Whether the client must send it.
+    pub required: bool,
+}
+
+/// How a prompt is listed and run.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct PromptDescriptor {
+    /// The prompt's name.
+    pub name: String,
+    /// A display title.
+    pub title: Option<String>,
+    /// What the prompt is for.
+    pub description: Option<String>,
+    /// Its (string) arguments.
+    pub arguments: Vec<PromptArgument>,
+    /// Round cap (default: the server's).
+    pub max_rounds: Option<u32>,
+}
+
+impl PromptDescriptor {
+    /// A descriptor with a name and no arguments.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self { name: name.into(), title: None, description: None, arguments: Vec::new(), max_rounds: None }
+    }
+}
+
+/// A prompt: a machine with a descriptor.
+pub trait Prompt: Machine {
+    /// How the prompt is listed and run.
+    fn descriptor(&self) -> PromptDescriptor;
+}
+
+/// How a resource template is listed and read.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct ResourceDescriptor {
+    /// The RFC 6570 level-1 template, e.g. `notes://{owner}/{id}`.
+    pub uri_template: String,
+    /// The template's name.
+    pub name: String,
+    /// A display title.
+    pub title: Option<String>,
+    /// What the resources are.
+    pub description: Option<String>,
+    /// MIME type of the contents.
+    pub mime_type: Option<String>,
+    /// Cache hint of a read that carried no retry fields.
+    pub cache: CacheHint,
+    /// Round cap (default: the server's).
+    pub max_rounds: Option<u32>,
+}
+
+impl ResourceDescriptor {
+    /// A descriptor for `uri_template`, not cacheable by default.
+    pub fn new(name: impl Into<String>, uri_template: impl Into<String>) -> Self {
+        Self {
+            uri_template: uri_template.into(),
+            name: name.into(),
+            title: None,
+            description: None,
+            mime_type: None,
+            cache: CacheHint::NONE,
+            max_rounds: None,
+        }
+    }
+}
+
+/// A resource template whose reads may ask: a machine with a descriptor. The machine's
+/// arguments are the template's variables, taken from the URI.
+pub trait Resource: Machine {
+    /// How the template is listed and read.
+    fn descriptor(&self) -> ResourceDescriptor;
+}

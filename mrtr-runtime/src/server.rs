@@ -1,0 +1,545 @@
+//! `mrtr::Server`: a framework-agnostic MCP 2026-07-28 server for mrtr tools, prompts and
+//! resource templates. Give it one JSON-RPC request object, get the response object back.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
+
+use crate::capabilities::ClientCapabilities;
+use crate::context::{AppState, Authorize};
+use crate::engine::{Environment, RoundEnd, RoundInput, run_round};
+use crate::machine::{
+    CacheHint, CacheScope, Prompt, PromptDescriptor, Resource, ResourceDescriptor, Tool, ToolDescriptor,
+};
+use crate::protocol::{
+    META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, META_SERVER_INFO, PROTOCOL_VERSION, RpcError, codes,
+};
+use crate::results::{CallToolResult, ToolOutput};
+use crate::token::{KeyError, KeyRing, Mode, StateCodec};
+use crate::uri_template::UriTemplate;
+
+/// The round cap used when neither the tool nor the server sets one: what the TypeScript,
+/// Python and rmcp clients allow.
+pub const DEFAULT_MAX_ROUNDS: u32 = 10;
+
+/// An MCP server for mrtr machines. Cheap to clone.
+///
+/// ```
+/// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+/// use mrtr_runtime::Server;
+/// use serde_json::json;
+///
+/// let server = Server::builder("demo", "1.0.0").build()?;
+/// let response = server
+///     .handle(json!({
+///         "jsonrpc": "2.0", "id": 1, "method": "server/discover",
+///         "params": {"_meta": {
+///             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+///             "io.modelcontextprotocol/clientCapabilities": {}
+///         }}
+///     }))
+///     .await;
+/// assert_eq!(response["result"]["supportedVersions"], json!(["2026-07-28"]));
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct Server {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    info: Value,
+    env: Environment,
+    // Descriptors are taken once, at build time: the hot path never rebuilds schemas.
+    tools: Vec<(ToolDescriptor, Arc<dyn Tool>)>,
+    prompts: Vec<(PromptDescriptor, Arc<dyn Prompt>)>,
+    resources: Vec<(UriTemplate, ResourceDescriptor, Arc<dyn Resource>)>,
+    max_rounds: u32,
+    list_cache: CacheHint,
+}
+
+/// Configures a [`Server`].
+pub struct ServerBuilder {
+    name: String,
+    version: String,
+    codec: Option<StateCodec>,
+    key_ring: Option<KeyRing>,
+    mode: Mode,
+    audience: Option<String>,
+    tools: Vec<Arc<dyn Tool>>,
+    prompts: Vec<Arc<dyn Prompt>>,
+    resources: Vec<Arc<dyn Resource>>,
+    state: AppState,
+    authorizer: Option<Arc<dyn Authorize>>,
+    max_rounds: u32,
+    list_cache: CacheHint,
+}
+
+/// The server could not be built.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// The state keys are unusable.
+    #[error(transparent)]
+    Keys(#[from] KeyError),
+    /// Two tools, two prompts or two resource templates share a name.
+    #[error("two {kind} are named {name:?}")]
+    Duplicate {
+        /// `tools`, `prompts` or `resource templates`.
+        kind: &'static str,
+        /// The shared name.
+        name: String,
+    },
+    /// A resource template does not parse.
+    #[error("invalid URI template: {0}")]
+    UriTemplate(String),
+}
+
+impl Server {
+    /// Starts configuring a server with its implementation name and version.
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
+        ServerBuilder {
+            name: name.into(),
+            version: version.into(),
+            codec: None,
+            key_ring: None,
+            mode: Mode::default(),
+            audience: None,
+            tools: Vec::new(),
+            prompts: Vec::new(),
+            resources: Vec::new(),
+            state: AppState::default(),
+            authorizer: None,
+            max_rounds: DEFAULT_MAX_ROUNDS,
+            list_cache: CacheHint { ttl_ms: 60_000, scope: CacheScope::Public },
+        }
+    }
+
+    /// The codec sealing this server's states (for key rotation through its ring).
+    pub fn codec(&self) -> &StateCodec {
+        &self.inner.env.codec
+    }
+
+    /// Handles one JSON-RPC request object from an unauthenticated client.
+    pub async fn handle(&self, request: Value) -> Value {
+        self.handle_as(request, None).await
+    }
+
+    /// Handles one JSON-RPC request object for `principal`, the identity the host
+    /// authenticated (states are bound to it). Returns the response object, or `Null` for a
+    /// notification, which gets no response.
+    pub async fn handle_as(&self, request: Value, principal: Option<&str>) -> Value {
+        let Value::Object(request) = request else {
+            return response(Value::Null, Err(RpcError::new(codes::INVALID_REQUEST, "a request must be a JSON object")));
+        };
+        let Some(id) = request.get("id").cloned() else {
+            return Value::Null;
+        };
+        let outcome = match (request.get("jsonrpc").and_then(Value::as_str), request.get("method").and_then(Value::as_str)) {
+            (Some("2.0"), Some(method)) => self.dispatch(method, request.get("params"), principal).await,
+            _ => Err(RpcError::new(codes::INVALID_REQUEST, "expected a JSON-RPC 2.0 request with a method")),
+        };
+        response(id, outcome)
+    }
+
+    async fn dispatch(&self, method: &str, params: Option<&Value>, principal: Option<&str>) -> Result<Value, RpcError> {
+        let inner = &*self.inner;
+        let declared = match method {
+            "server/discover" => true,
+            "tools/list" | "tools/call" => !inner.tools.is_empty(),
+            "prompts/list" | "prompts/get" => !inner.prompts.is_empty(),
+            "resources/list" | "resources/templates/list" | "resources/read" => !inner.resources.is_empty(),
+            "initialize" => {
+                return Err(RpcError::new(
+                    codes::METHOD_NOT_FOUND,
+                    "this server speaks MCP 2026-07-28 only: there is no initialize handshake; send \
+                     each request with params._meta carrying the protocol version and client \
+                     capabilities (2025-11-25 clients are not supported)",
+                ));
+            }
+            _ => false,
+        };
+        if !declared {
+            return Err(RpcError::method_not_found(method));
+        }
+        let empty = Map::new();
+        let params = match params {
+            None => &empty,
+            Some(Value::Object(params)) => params,
+            Some(_) => return Err(RpcError::invalid_params("params must be an object")),
+        };
+        let capabilities = check_meta(params)?;
+        match method {
+            "server/discover" => Ok(self.cacheable(self.discover(), inner.list_cache)),
+            "tools/list" => {
+                let tools: Vec<Value> = inner.tools.iter().map(|(descriptor, _)| tool_entry(descriptor)).collect();
+                Ok(self.cacheable(json!({ "tools": tools }), inner.list_cache))
+            }
+            "prompts/list" => {
+                let prompts: Vec<Value> = inner.prompts.iter().map(|(descriptor, _)| prompt_entry(descriptor)).collect();
+                Ok(self.cacheable(json!({ "prompts": prompts }), inner.list_cache))
+            }
+            "resources/list" => Ok(self.cacheable(json!({ "resources": [] }), inner.list_cache)),
+            "resources/templates/list" => {
+                let templates: Vec<Value> = inner.resources.iter().map(|(_, descriptor, _)| template_entry(descriptor)).collect();
+                Ok(self.cacheable(json!({ "resourceTemplates": templates }), inner.list_cache))
+            }
+            "tools/call" => self.call_tool(params, capabilities, principal).await,
+            "prompts/get" => self.get_prompt(params, capabilities, principal).await,
+            _ => self.read_resource(params, capabilities, principal).await,
+        }
+    }
+
+    fn discover(&self) -> Value {
+        let inner = &*self.inner;
+        let mut capabilities = Map::new();
+        if !inner.tools.is_empty() {
+            capabilities.insert("tools".into(), json!({}));
+        }
+        if !inner.prompts.is_empty() {
+            capabilities.insert("prompts".into(), json!({}));
+        }
+        if !inner.resources.is_empty() {
+            capabilities.insert("resources".into(), json!({}));
+        }
+        json!({
+            "supportedVersions": [PROTOCOL_VERSION],
+            "capabilities": capabilities,
+            "serverInfo": inner.info,
+        })
+    }
+
+    async fn call_tool(&self, params: &Map<String, Value>, capabilities: ClientCapabilities, principal: Option<&str>) -> Result<Value, RpcError> {
+        let name = required_str(params, "name", "tools/call")?;
+        let (descriptor, tool) = self.inner.tools.iter().find(|(descriptor, _)| descriptor.name == name).ok_or_else(|| RpcError::invalid_params(format!("unknown tool {name:?}")))?;
+        let arguments = arguments(params)?;
+        let (input_responses, request_state) = retry_fields(params)?;
+        let input = RoundInput {
+            method: "tools/call",
+            target: name,
+            arguments: &arguments,
+            input_responses,
+            request_state,
+            capabilities,
+            principal,
+            max_rounds: descriptor.max_rounds.unwrap_or(self.inner.max_rounds),
+        };
+        let failed = |message: String| self.complete(CallToolResult::error(message).into_tool_result());
+        Ok(match run_round(&self.inner.env, &**tool, input).await? {
+            RoundEnd::Complete(result) => self.complete(result),
+            RoundEnd::InputRequired { requests, state } => self.input_required(requests, state),
+            RoundEnd::Failed(message) => failed(message),
+            RoundEnd::BadArguments(reason) => failed(format!("invalid arguments: {reason}")),
+            RoundEnd::Denied(denied) => failed(denied.to_string()),
+            RoundEnd::TooManyRounds(cap) => failed(too_many_rounds(cap)),
+        })
+    }
+
+    async fn get_prompt(&self, params: &Map<String, Value>, capabilities: ClientCapabilities, principal: Option<&str>) -> Result<Value, RpcError> {
+        let name = required_str(params, "name", "prompts/get")?;
+        let (descriptor, prompt) = self.inner.prompts.iter().find(|(descriptor, _)| descriptor.name == name).ok_or_else(|| RpcError::invalid_params(format!("unknown prompt {name:?}")))?;
+        let arguments = arguments(params)?;
+        if let Some((key, _)) = arguments.as_object().into_iter().flatten().find(|(_, value)| !value.is_string()) {
+            return Err(RpcError::invalid_params(format!("prompt argument {key:?} must be a string")));
+        }
+        let (input_responses, request_state) = retry_fields(params)?;
+        let input = RoundInput {
+            method: "prompts/get",
+            target: name,
+            arguments: &arguments,
+            input_responses,
+            request_state,
+            capabilities,
+            principal,
+            max_rounds: descriptor.max_rounds.unwrap_or(self.inner.max_rounds),
+        };
+        let end = run_round(&self.inner.env, &**prompt, input).await?;
+        self.finish_non_tool(end, |result| self.complete(result))
+    }
+
+    async fn read_resource(&self, params: &Map<String, Value>, capabilities: ClientCapabilities, principal: Option<&str>) -> Result<Value, RpcError> {
+        let uri = required_str(params, "uri", "resources/read")?;
+        let (variables, descriptor, resource) = self
+            .inner
+            .resources
+            .iter()
+            .find_map(|(template, descriptor, resource)| template.matches(uri).map(|variables| (variables, descriptor, resource)))
+            .ok_or_else(|| RpcError::invalid_params(format!("resource not found: {uri}")))?;
+        let arguments = Value::Object(variables);
+        let (input_responses, request_state) = retry_fields(params)?;
+        // A result that depends on answers must not be cached.
+        let cache = if input_responses.is_some() || request_state.is_some() { CacheHint::NONE } else { descriptor.cache };
+        let input = RoundInput {
+            method: "resources/read",
+            target: uri,
+            arguments: &arguments,
+            input_responses,
+            request_state,
+            capabilities,
+            principal,
+            max_rounds: descriptor.max_rounds.unwrap_or(self.inner.max_rounds),
+        };
+        let end = run_round(&self.inner.env, &**resource, input).await?;
+        self.finish_non_tool(end, |result| self.cacheable(result, cache))
+    }
+
+    /// Prompts and resources have no `isError`: failures are JSON-RPC errors.
+    fn finish_non_tool(&self, end: RoundEnd, complete: impl FnOnce(Value) -> Value) -> Result<Value, RpcError> {
+        match end {
+            RoundEnd::Complete(result) => Ok(complete(result)),
+            RoundEnd::InputRequired { requests, state } => Ok(self.input_required(requests, state)),
+            RoundEnd::Failed(message) => Err(RpcError::internal(message)),
+            RoundEnd::BadArguments(reason) => Err(RpcError::invalid_params(format!("invalid arguments: {reason}"))),
+            RoundEnd::Denied(denied) => Err(RpcError::invalid_params(denied.to_string())),
+            RoundEnd::TooManyRounds(cap) => Err(RpcError::invalid_params(too_many_rounds(cap))),
+        }
+    }
+
+    fn input_required(&self, requests: Map<String, Value>, state: String) -> Value {
+        let mut result = Map::new();
+        result.insert("resultType".into(), "input_required".into());
+        // Never an empty map: a state-only round omits the field.
+        if !requests.is_empty() {
+            result.insert("inputRequests".into(), Value::Object(requests));
+        }
+        result.insert("requestState".into(), state.into());
+        self.with_server_info(Value::Object(result))
+    }
+
+    fn complete(&self, mut result: Value) -> Value {
+        result["resultType"] = "complete".into();
+        self.with_server_info(result)
+    }
+
+    fn cacheable(&self, mut result: Value, cache: CacheHint) -> Value {
+        result["ttlMs"] = cache.ttl_ms.into();
+        result["cacheScope"] = cache.scope.as_str().into();
+        self.complete(result)
+    }
+
+    fn with_server_info(&self, mut result: Value) -> Value {
+        if !result.get("_meta").is_some_and(Value::is_object) {
+            result["_meta"] = json!({});
+        }
+        result["_meta"][META_SERVER_INFO] = self.inner.info.clone();
+        result
+    }
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server").field("info", &self.inner.info).finish_non_exhaustive()
+    }
+}
+
+fn response(id: Value, outcome: Result<Value, RpcError>) -> Value {
+    match outcome {
+        Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+        Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error.to_json()}),
+    }
+}
+
+fn too_many_rounds(cap: u32) -> String {
+    format!("this flow needed more than {cap} rounds of input and was stopped; start it again")
+}
+
+/// `_meta` duties of every 2026-07-28 request; returns this request's capabilities.
+fn check_meta(params: &Map<String, Value>) -> Result<ClientCapabilities, RpcError> {
+    let hint = "every MCP 2026-07-28 request carries params._meta with \
+                io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities \
+                (2025-11-25 clients are not supported)";
+    let meta = params.get("_meta").and_then(Value::as_object).ok_or_else(|| RpcError::invalid_params(format!("missing params._meta: {hint}")))?;
+    let version = meta.get(META_PROTOCOL_VERSION).and_then(Value::as_str);
+    let capabilities = meta.get(META_CLIENT_CAPABILITIES).and_then(Value::as_object);
+    let (Some(version), Some(capabilities)) = (version, capabilities) else {
+        let missing = if version.is_none() { META_PROTOCOL_VERSION } else { META_CLIENT_CAPABILITIES };
+        return Err(RpcError::invalid_params(format!("missing or invalid _meta[{missing:?}]: {hint}")));
+    };
+    if version != PROTOCOL_VERSION {
+        return Err(RpcError::unsupported_version(version));
+    }
+    Ok(ClientCapabilities::from_object(capabilities.clone()))
+}
+
+fn required_str<'a>(params: &'a Map<String, Value>, field: &str, method: &str) -> Result<&'a str, RpcError> {
+    params.get(field).and_then(Value::as_str).ok_or_else(|| RpcError::invalid_params(format!("{method} needs params.{field} (a string)")))
+}
+
+/// The arguments object (absent or `null` mean `{}`).
+fn arguments(params: &Map<String, Value>) -> Result<Value, RpcError> {
+    match params.get("arguments") {
+        None | Some(Value::Null) => Ok(Value::Object(Map::new())),
+        Some(arguments @ Value::Object(_)) => Ok(arguments.clone()),
+        Some(_) => Err(RpcError::invalid_params("params.arguments must be an object")),
+    }
+}
+
+/// `inputResponses` must be an object when present; `requestState` a string (`null` = absent).
+fn retry_fields(params: &Map<String, Value>) -> Result<(Option<Map<String, Value>>, Option<&str>), RpcError> {
+    let responses = match params.get("inputResponses") {
+        None => None,
+        Some(Value::Object(responses)) => Some(responses.clone()),
+        Some(_) => return Err(RpcError::invalid_params("params.inputResponses must be an object mapping keys to answers")),
+    };
+    let state = match params.get("requestState") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(state)) => Some(state.as_str()),
+        Some(_) => return Err(RpcError::invalid_params("params.requestState must be the string the server sent")),
+    };
+    Ok((responses, state))
+}
+
+fn tool_entry(descriptor: &ToolDescriptor) -> Value {
+    let mut entry = json!({"name": descriptor.name, "inputSchema": descriptor.input_schema});
+    optional(&mut entry, [("title", &descriptor.title), ("description", &descriptor.description)]);
+    entry
+}
+
+fn optional<const N: usize>(entry: &mut Value, fields: [(&str, &Option<String>); N]) {
+    for (field, value) in fields {
+        if let Some(value) = value {
+            entry[field] = value.clone().into();
+        }
+    }
+}
+
+fn prompt_entry(descriptor: &PromptDescriptor) -> Value {
+    let arguments: Vec<Value> = descriptor
+        .arguments
+        .iter()
+        .map(|argument| {
+            let mut entry = json!({"name": argument.name, "required": argument.required});
+            optional(&mut entry, [("description", &argument.description)]);
+            entry
+        })
+        .collect();
+    let mut entry = json!({"name": descriptor.name, "arguments": arguments});
+    optional(&mut entry, [("title", &descriptor.title), ("description", &descriptor.description)]);
+    entry
+}
+
+fn template_entry(descriptor: &ResourceDescriptor) -> Value {
+    let mut entry = json!({"uriTemplate": descriptor.uri_template, "name": descriptor.name});
+    let fields = [("title", &descriptor.title), ("description", &descriptor.description), ("mimeType", &descriptor.mime_type)];
+    optional(&mut entry, fields);
+    entry
+}
+
+impl ServerBuilder {
+    /// Seals states with this codec (its keys, mode and audience).
+    pub fn codec(mut self, codec: StateCodec) -> Self {
+        self.codec = Some(codec);
+        self
+    }
+
+    /// The state keys (default: [`KEYS_ENV_VAR`](crate::token::KEYS_ENV_VAR), else a random
+    /// process key with a warning). Ignored if [`ServerBuilder::codec`] is given.
+    pub fn key_ring(mut self, ring: KeyRing) -> Self {
+        self.key_ring = Some(ring);
+        self
+    }
+
+    /// The sealing mode (default AEAD). Ignored if [`ServerBuilder::codec`] is given.
+    pub fn mode(mut self, mode: Mode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// The audience states are bound to (default: the server's name). Ignored if
+    /// [`ServerBuilder::codec`] is given.
+    pub fn audience(mut self, audience: impl Into<String>) -> Self {
+        self.audience = Some(audience.into());
+        self
+    }
+
+    /// Registers a tool.
+    pub fn tool(mut self, tool: impl Tool) -> Self {
+        self.tools.push(Arc::new(tool));
+        self
+    }
+
+    /// Registers a prompt.
+    pub fn prompt(mut self, prompt: impl Prompt) -> Self {
+        self.prompts.push(Arc::new(prompt));
+        self
+    }
+
+    /// Registers a resource template.
+    pub fn resource(mut self, resource: impl Resource) -> Self {
+        self.resources.push(Arc::new(resource));
+        self
+    }
+
+    /// Registers application state, reachable from tools with `cx.state::<T>()`.
+    pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.state.insert(value);
+        self
+    }
+
+    /// Sets the authorization hook, run before every round of every flow.
+    pub fn authorize(mut self, authorizer: impl Authorize) -> Self {
+        self.authorizer = Some(Arc::new(authorizer));
+        self
+    }
+
+    /// The default round cap (default [`DEFAULT_MAX_ROUNDS`]).
+    pub fn max_rounds(mut self, rounds: u32) -> Self {
+        self.max_rounds = rounds;
+        self
+    }
+
+    /// Cache hint of discover and list results (default 60 s, public).
+    pub fn list_cache(mut self, cache: CacheHint) -> Self {
+        self.list_cache = cache;
+        self
+    }
+
+    /// Builds the server.
+    pub fn build(self) -> Result<Server, BuildError> {
+        let codec = match self.codec {
+            Some(codec) => codec,
+            None => {
+                let mut builder = StateCodec::builder().mode(self.mode).audience(self.audience.unwrap_or_else(|| self.name.clone()));
+                if let Some(ring) = self.key_ring {
+                    builder = builder.key_ring(ring);
+                }
+                builder.build()?
+            }
+        };
+        let tools: Vec<_> = self.tools.into_iter().map(|tool| (tool.descriptor(), tool)).collect();
+        let prompts: Vec<_> = self.prompts.into_iter().map(|prompt| (prompt.descriptor(), prompt)).collect();
+        unique("tools", tools.iter().map(|(descriptor, _)| &descriptor.name))?;
+        unique("prompts", prompts.iter().map(|(descriptor, _)| &descriptor.name))?;
+        let resources = self
+            .resources
+            .into_iter()
+            .map(|resource| {
+                let descriptor = resource.descriptor();
+                let template = UriTemplate::parse(&descriptor.uri_template).map_err(BuildError::UriTemplate)?;
+                Ok((template, descriptor, resource))
+            })
+            .collect::<Result<Vec<_>, BuildError>>()?;
+        unique("resource templates", resources.iter().map(|(_, descriptor, _)| &descriptor.uri_template))?;
+        Ok(Server {
+            inner: Arc::new(Inner {
+                info: json!({"name": self.name, "version": self.version}),
+                env: Environment { codec, state: Arc::new(self.state), authorizer: self.authorizer },
+                tools,
+                prompts,
+                resources,
+                max_rounds: self.max_rounds,
+                list_cache: self.list_cache,
+            }),
+        })
+    }
+}
+
+fn unique<'a>(kind: &'static str, names: impl Iterator<Item = &'a String>) -> Result<(), BuildError> {
+    let mut seen = std::collections::HashSet::new();
+    for name in names {
+        if !seen.insert(name) {
+            return Err(BuildError::Duplicate { kind, name: name.clone() });
+        }
+    }
+    Ok(())
+}
