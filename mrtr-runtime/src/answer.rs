@@ -132,7 +132,10 @@ pub trait FromAnswer: Sized {
 }
 
 fn action_and_content(answer: &Value) -> (&str, Option<&Map<String, Value>>) {
-    let action = answer.get("action").and_then(Value::as_str).unwrap_or("cancel");
+    let action = answer
+        .get("action")
+        .and_then(Value::as_str)
+        .unwrap_or("cancel");
     (action, answer.get("content").and_then(Value::as_object))
 }
 
@@ -149,7 +152,9 @@ fn elicitation<T>(
 
 impl<T: Form> FromAnswer for Answer<T> {
     fn from_answer(answer: &Value) -> Result<Self, String> {
-        elicitation(answer, |content| T::from_content(content.unwrap_or(&Map::new())))
+        elicitation(answer, |content| {
+            T::from_content(content.unwrap_or(&Map::new()))
+        })
     }
 }
 

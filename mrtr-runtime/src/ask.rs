@@ -22,7 +22,10 @@ pub struct Ask<A> {
 
 impl<A> Ask<A> {
     fn new(request: Option<InputRequest>) -> Self {
-        Self { request, answer: PhantomData }
+        Self {
+            request,
+            answer: PhantomData,
+        }
     }
 
     /// The request to embed in `inputRequests` (`None` for a state-only round).
@@ -38,7 +41,9 @@ impl<A> Ask<A> {
 
 impl<A> std::fmt::Debug for Ask<A> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Ask").field("request", &self.request).finish()
+        f.debug_struct("Ask")
+            .field("request", &self.request)
+            .finish()
     }
 }
 
@@ -122,7 +127,10 @@ pub mod elicit {
     impl Pick {
         /// An option shown as its value.
         pub fn new(value: impl Into<String>) -> Self {
-            Self { value: value.into(), title: None }
+            Self {
+                value: value.into(),
+                title: None,
+            }
         }
 
         /// Shows `title` instead of the value.
@@ -195,7 +203,8 @@ impl SamplingRequest {
 
     /// Sets the system prompt.
     pub fn system_prompt(mut self, prompt: impl Into<String>) -> Self {
-        self.params.insert("systemPrompt".into(), prompt.into().into());
+        self.params
+            .insert("systemPrompt".into(), prompt.into().into());
         self
     }
 
@@ -224,7 +233,10 @@ pub fn sample(request: SamplingRequest) -> Ask<Reply<SampledMessage>> {
 /// but prefer tool arguments or elicitation in new tools. The reply is [`Reply::Missing`] when
 /// the client leaves the key out even after one re-ask.
 pub fn roots() -> Ask<Reply<Vec<Root>>> {
-    Ask::new(Some(InputRequest { method: ROOTS_LIST.to_owned(), params: json!({}) }))
+    Ask::new(Some(InputRequest {
+        method: ROOTS_LIST.to_owned(),
+        params: json!({}),
+    }))
 }
 
 /// Suspends without a question: the client retries at once with the state. For polling an

@@ -32,8 +32,10 @@ impl ClientCapabilities {
 
     /// Form-mode elicitation: `elicitation: {}` (the legacy spelling) or `elicitation.form`.
     pub fn elicitation_form(&self) -> bool {
-        let declares_a_mode = self.sub_member("elicitation", "form") || self.sub_member("elicitation", "url");
-        self.member("elicitation").is_some() && (!declares_a_mode || self.sub_member("elicitation", "form"))
+        let declares_a_mode =
+            self.sub_member("elicitation", "form") || self.sub_member("elicitation", "url");
+        self.member("elicitation").is_some()
+            && (!declares_a_mode || self.sub_member("elicitation", "form"))
     }
 
     /// URL-mode elicitation: `elicitation.url`.
@@ -67,7 +69,9 @@ impl ClientCapabilities {
             InputKind::FormElicitation => self.elicitation_form(),
             InputKind::UrlElicitation => self.elicitation_url(),
             InputKind::Sampling { tools, context } => {
-                self.sampling() && (!tools || self.sampling_tools()) && (!context || self.sampling_context())
+                self.sampling()
+                    && (!tools || self.sampling_tools())
+                    && (!context || self.sampling_context())
             }
             InputKind::Roots => self.roots(),
         }
@@ -98,7 +102,10 @@ impl InputKind {
         match self {
             Self::FormElicitation => json!({"elicitation": {}}),
             Self::UrlElicitation => json!({"elicitation": {"url": {}}}),
-            Self::Sampling { tools: false, context: false } => json!({"sampling": {}}),
+            Self::Sampling {
+                tools: false,
+                context: false,
+            } => json!({"sampling": {}}),
             Self::Sampling { tools, context } => {
                 let mut sampling = Map::new();
                 if tools {
@@ -159,22 +166,33 @@ mod tests {
         assert!(!url_only.supports(InputKind::FormElicitation));
         assert!(url_only.supports(InputKind::UrlElicitation));
         let both = caps(json!({"elicitation": {"form": {}, "url": {}}}));
-        assert!(both.supports(InputKind::FormElicitation) && both.supports(InputKind::UrlElicitation));
+        assert!(
+            both.supports(InputKind::FormElicitation) && both.supports(InputKind::UrlElicitation)
+        );
     }
 
     #[test]
     fn unknown_members_are_ignored_and_null_is_absent() {
         let c = caps(json!({"roots": {"listChanged": true}, "sampling": null, "futureThing": 1}));
         assert!(c.supports(InputKind::Roots));
-        assert!(!c.supports(InputKind::Sampling { tools: false, context: false }));
+        assert!(!c.supports(InputKind::Sampling {
+            tools: false,
+            context: false
+        }));
     }
 
     #[test]
     fn sampling_with_tools_needs_the_tools_member() {
         let plain = caps(json!({"sampling": {}}));
-        assert!(!plain.supports(InputKind::Sampling { tools: true, context: false }));
+        assert!(!plain.supports(InputKind::Sampling {
+            tools: true,
+            context: false
+        }));
         let tools = caps(json!({"sampling": {"tools": {}}}));
-        assert!(tools.supports(InputKind::Sampling { tools: true, context: false }));
+        assert!(tools.supports(InputKind::Sampling {
+            tools: true,
+            context: false
+        }));
     }
 
     #[test]
@@ -182,7 +200,10 @@ mod tests {
         let merged = required_capabilities([
             InputKind::FormElicitation,
             InputKind::UrlElicitation,
-            InputKind::Sampling { tools: false, context: false },
+            InputKind::Sampling {
+                tools: false,
+                context: false,
+            },
         ]);
         assert_eq!(merged, json!({"elicitation": {"url": {}}, "sampling": {}}));
     }

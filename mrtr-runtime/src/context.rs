@@ -30,13 +30,17 @@ impl AppState {
 
     /// The value of type `T`, if one was registered.
     pub fn get<T: Send + Sync + 'static>(&self) -> Option<&T> {
-        self.values.get(&TypeId::of::<T>()).and_then(|value| value.downcast_ref())
+        self.values
+            .get(&TypeId::of::<T>())
+            .and_then(|value| value.downcast_ref())
     }
 }
 
 impl std::fmt::Debug for AppState {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AppState").field("values", &self.values.len()).finish()
+        f.debug_struct("AppState")
+            .field("values", &self.values.len())
+            .finish()
     }
 }
 
@@ -61,7 +65,14 @@ impl Context {
         flow_id: FlowId,
         steps: u32,
     ) -> Self {
-        Self { state, capabilities, principal, round, flow_id, steps: AtomicU32::new(steps) }
+        Self {
+            state,
+            capabilities,
+            principal,
+            round,
+            flow_id,
+            steps: AtomicU32::new(steps),
+        }
     }
 
     /// Shared application state of type `T`.

@@ -41,7 +41,10 @@ pub(crate) enum RoundEnd {
     /// The author's code failed.
     Failed(String),
     /// `inputRequests` (possibly none) and the sealed state.
-    InputRequired { requests: Map<String, Value>, state: String },
+    InputRequired {
+        requests: Map<String, Value>,
+        state: String,
+    },
     /// The flow would need more `input_required` rounds than allowed.
     TooManyRounds(u32),
     /// The authorization hook refused the round.
@@ -84,8 +87,8 @@ pub(crate) async fn run_round(
     machine: &dyn Machine,
     input: RoundInput<'_>,
 ) -> Result<RoundEnd, RpcError> {
-    let binding = Binding::new(input.method, input.target, Some(input.arguments))
-        .principal(input.principal);
+    let binding =
+        Binding::new(input.method, input.target, Some(input.arguments)).principal(input.principal);
     let fingerprint = machine.fingerprint();
     // Verification comes before any code of the author or the host runs.
     let (flow, mut state, resumed) = match input.request_state {
@@ -94,7 +97,12 @@ pub(crate) async fn run_round(
             (opened.claims.flow().next_round(), opened.payload, true)
         }
         None => {
-            let fresh = SavedState { pc: 0, frame: Value::Null, pending: BTreeMap::new(), steps: 0 };
+            let fresh = SavedState {
+                pc: 0,
+                frame: Value::Null,
+                pending: BTreeMap::new(),
+                steps: 0,
+            };
             (env.codec.start_flow(fingerprint), fresh, false)
         }
     };
@@ -127,10 +135,17 @@ pub(crate) async fn run_round(
     loop {
         let mut answers = BTreeMap::new();
         if at_suspension {
-            let reasks = gather(&mut state.pending, responses.take().unwrap_or_default(), sent_before);
+            let reasks = gather(
+                &mut state.pending,
+                responses.take().unwrap_or_default(),
+                sent_before,
+            );
             sent_before = false;
             if !reasks.is_empty() {
-                check_capabilities(&input.capabilities, reasks.iter().map(|(_, request)| request))?;
+                check_capabilities(
+                    &input.capabilities,
+                    reasks.iter().map(|(_, request)| request),
+                )?;
                 return suspend(env, &flow, &binding, &state, reasks, input.max_rounds);
             }
             for (key, question) in std::mem::take(&mut state.pending) {
@@ -163,19 +178,32 @@ pub(crate) async fn run_round(
             }
         };
 
-        check_capabilities(&input.capabilities, suspension.questions.iter().map(|(_, request)| request))?;
+        check_capabilities(
+            &input.capabilities,
+            suspension.questions.iter().map(|(_, request)| request),
+        )?;
         state.pc = suspension.pc;
         state.frame = suspension.frame;
         state.pending = BTreeMap::new();
         for (key, request) in suspension.questions {
-            let question = PendingQuestion { request, answer: None, reasks: 0 };
+            let question = PendingQuestion {
+                request,
+                answer: None,
+                reasks: 0,
+            };
             if state.pending.insert(key.clone(), question).is_some() {
-                return Err(RpcError::internal(format!("two questions of one round share the key `{key}`")));
+                return Err(RpcError::internal(format!(
+                    "two questions of one round share the key `{key}`"
+                )));
             }
         }
         at_suspension = true;
         if responses.is_none() || state.pending.is_empty() {
-            let outgoing = state.pending.iter().map(|(key, q)| (key.clone(), q.request.clone())).collect();
+            let outgoing = state
+                .pending
+                .iter()
+                .map(|(key, q)| (key.clone(), q.request.clone()))
+                .collect();
             return suspend(env, &flow, &binding, &state, outgoing, input.max_rounds);
         }
     }
@@ -189,7 +217,10 @@ fn gather(
     sent_before: bool,
 ) -> Vec<(String, InputRequest)> {
     let mut reasks = Vec::new();
-    for (key, question) in pending.iter_mut().filter(|(_, question)| question.answer.is_none()) {
+    for (key, question) in pending
+        .iter_mut()
+        .filter(|(_, question)| question.answer.is_none())
+    {
         let reason = match responses.get(key) {
             Some(response) => match question.request.validate_answer(response) {
                 Ok(answer) => {
@@ -215,7 +246,10 @@ fn gather(
 }
 
 fn is_elicitation(request: &InputRequest) -> bool {
-    matches!(request.kind(), InputKind::FormElicitation | InputKind::UrlElicitation)
+    matches!(
+        request.kind(),
+        InputKind::FormElicitation | InputKind::UrlElicitation
+    )
 }
 
 /// Refuses with `-32021` if any request is of a kind this request's client did not declare.
@@ -223,14 +257,20 @@ fn check_capabilities<'a>(
     capabilities: &ClientCapabilities,
     requests: impl Iterator<Item = &'a InputRequest>,
 ) -> Result<(), RpcError> {
-    let missing: Vec<InputKind> = requests.map(InputRequest::kind).filter(|kind| !capabilities.supports(*kind)).collect();
+    let missing: Vec<InputKind> = requests
+        .map(InputRequest::kind)
+        .filter(|kind| !capabilities.supports(*kind))
+        .collect();
     if missing.is_empty() {
         return Ok(());
     }
     let names: Vec<&str> = missing.iter().map(|kind| kind.describe()).collect();
     Err(RpcError::missing_capability(
         required_capabilities(missing),
-        format!("this request needs {} from the client, which it did not declare", names.join(" and ")),
+        format!(
+            "this request needs {} from the client, which it did not declare",
+            names.join(" and ")
+        ),
     ))
 }
 
@@ -253,5 +293,8 @@ fn suspend(
         .into_iter()
         .map(|(key, request)| (key, serde_json::to_value(request).unwrap_or(Value::Null)))
         .collect();
-    Ok(RoundEnd::InputRequired { requests, state: token })
+    Ok(RoundEnd::InputRequired {
+        requests,
+        state: token,
+    })
 }

@@ -14,7 +14,9 @@ pub struct ToolError {
 impl ToolError {
     /// A tool error with this message.
     pub fn new(message: impl Into<String>) -> Self {
-        Self { message: message.into() }
+        Self {
+            message: message.into(),
+        }
     }
 
     /// The message sent to the client.
@@ -52,7 +54,13 @@ mod tests {
             Ok(answer.accepted()? + 1)
         }
         assert_eq!(tool(Answer::Accept(1)).unwrap(), 2);
-        assert_eq!(tool(Answer::Decline).unwrap_err().message(), NotAccepted::Declined.to_string());
-        assert_eq!(tool(Answer::Cancel).unwrap_err().message(), "the user cancelled the request");
+        assert_eq!(
+            tool(Answer::Decline).unwrap_err().message(),
+            NotAccepted::Declined.to_string()
+        );
+        assert_eq!(
+            tool(Answer::Cancel).unwrap_err().message(),
+            "the user cancelled the request"
+        );
     }
 }

@@ -29,7 +29,8 @@ impl InputRequest {
     pub fn kind(&self) -> InputKind {
         match self.method.as_str() {
             SAMPLING_CREATE_MESSAGE => InputKind::Sampling {
-                tools: self.params.get("tools").is_some() || self.params.get("toolChoice").is_some(),
+                tools: self.params.get("tools").is_some()
+                    || self.params.get("toolChoice").is_some(),
                 context: self
                     .params
                     .get("includeContext")
@@ -50,7 +51,9 @@ impl InputRequest {
         let mut again = self.clone();
         if let (Some(reason), ELICITATION_CREATE) = (reason, self.method.as_str()) {
             if let Some(Value::String(message)) = again.params.get_mut("message") {
-                message.push_str(&format!("\n\n(The previous answer was not accepted: {reason}.)"));
+                message.push_str(&format!(
+                    "\n\n(The previous answer was not accepted: {reason}.)"
+                ));
             }
         }
         again
@@ -110,7 +113,10 @@ fn validate_roots(answer: &Map<String, Value>) -> Result<Value, String> {
     let Some(Value::Array(roots)) = answer.get("roots") else {
         return Err("`roots` must be a list".to_owned());
     };
-    if !roots.iter().all(|root| root.get("uri").is_some_and(Value::is_string)) {
+    if !roots
+        .iter()
+        .all(|root| root.get("uri").is_some_and(Value::is_string))
+    {
         return Err("every root needs a `uri`".to_owned());
     }
     Ok(json!({"roots": roots}))
@@ -131,21 +137,40 @@ mod tests {
     #[test]
     fn kinds_follow_method_and_mode() {
         assert_eq!(form().kind(), InputKind::FormElicitation);
-        let url = InputRequest { method: ELICITATION_CREATE.into(), params: json!({"mode": "url"}) };
+        let url = InputRequest {
+            method: ELICITATION_CREATE.into(),
+            params: json!({"mode": "url"}),
+        };
         assert_eq!(url.kind(), InputKind::UrlElicitation);
         let sampling = InputRequest {
             method: SAMPLING_CREATE_MESSAGE.into(),
             params: json!({"tools": [], "includeContext": "none"}),
         };
-        assert_eq!(sampling.kind(), InputKind::Sampling { tools: true, context: false });
+        assert_eq!(
+            sampling.kind(),
+            InputKind::Sampling {
+                tools: true,
+                context: false
+            }
+        );
     }
 
     #[test]
     fn elicitation_answers_are_validated_and_normalized() {
         let ok = json!({"action": "accept", "content": {"name": "Ann", "x": 1}, "_meta": {}});
-        assert_eq!(form().validate_answer(&ok), Ok(json!({"action": "accept", "content": {"name": "Ann"}})));
-        assert_eq!(form().validate_answer(&json!({"action": "decline", "content": 5})), Ok(json!({"action": "decline"})));
-        assert!(form().validate_answer(&json!({"action": "accept"})).is_err());
+        assert_eq!(
+            form().validate_answer(&ok),
+            Ok(json!({"action": "accept", "content": {"name": "Ann"}}))
+        );
+        assert_eq!(
+            form().validate_answer(&json!({"action": "decline", "content": 5})),
+            Ok(json!({"action": "decline"}))
+        );
+        assert!(
+            form()
+                .validate_answer(&json!({"action": "accept"}))
+                .is_err()
+        );
         assert!(form().validate_answer(&json!({"action": "maybe"})).is_err());
         assert!(form().validate_answer(&json!(12345)).is_err());
         assert_eq!(
@@ -166,13 +191,31 @@ mod tests {
 
     #[test]
     fn sampling_and_roots_answers_are_parsed_tolerantly() {
-        let sampling = InputRequest { method: SAMPLING_CREATE_MESSAGE.into(), params: json!({}) };
+        let sampling = InputRequest {
+            method: SAMPLING_CREATE_MESSAGE.into(),
+            params: json!({}),
+        };
         let answer = json!({"role": "assistant", "content": {"type": "text", "text": "Paris"},
             "model": "m", "stopReason": "endTurn", "extra": true});
         assert_eq!(sampling.validate_answer(&answer), Ok(answer.clone()));
-        assert!(sampling.validate_answer(&json!({"role": "assistant", "model": "m"})).is_err());
-        let roots = InputRequest { method: ROOTS_LIST.into(), params: json!({}) };
-        assert!(roots.validate_answer(&json!({"roots": [{"uri": "file:///a", "name": "A"}]})).is_ok());
-        assert!(roots.validate_answer(&json!({"roots": [{"name": "A"}]})).is_err());
+        assert!(
+            sampling
+                .validate_answer(&json!({"role": "assistant", "model": "m"}))
+                .is_err()
+        );
+        let roots = InputRequest {
+            method: ROOTS_LIST.into(),
+            params: json!({}),
+        };
+        assert!(
+            roots
+                .validate_answer(&json!({"roots": [{"uri": "file:///a", "name": "A"}]}))
+                .is_ok()
+        );
+        assert!(
+            roots
+                .validate_answer(&json!({"roots": [{"name": "A"}]}))
+                .is_err()
+        );
     }
 }

@@ -69,7 +69,11 @@ pub struct Suspension {
 impl Suspension {
     /// A suspension with no questions yet.
     pub fn new(pc: u32, frame: Value) -> Self {
-        Self { pc, frame, questions: Vec::new() }
+        Self {
+            pc,
+            frame,
+            questions: Vec::new(),
+        }
     }
 
     /// Adds `ask` under `key` (a state-only [`recheck`](crate::recheck) adds nothing).
@@ -124,7 +128,10 @@ impl Answers {
             key: key.to_owned(),
             reason: "no answer for this key at this resume point".to_owned(),
         })?;
-        A::from_answer(&value).map_err(|reason| StepError::Answer { key: key.to_owned(), reason })
+        A::from_answer(&value).map_err(|reason| StepError::Answer {
+            key: key.to_owned(),
+            reason,
+        })
     }
 
     /// Whether no answer is left.
@@ -163,7 +170,10 @@ impl CacheScope {
 
 impl CacheHint {
     /// Not cacheable: `ttlMs: 0`, `cacheScope: "private"` (what results of a retry carry).
-    pub const NONE: CacheHint = CacheHint { ttl_ms: 0, scope: CacheScope::Private };
+    pub const NONE: CacheHint = CacheHint {
+        ttl_ms: 0,
+        scope: CacheScope::Private,
+    };
 }
 
 /// How a tool is listed and run.
@@ -255,7 +265,13 @@ pub struct PromptDescriptor {
 impl PromptDescriptor {
     /// A descriptor with a name and no arguments.
     pub fn new(name: impl Into<String>) -> Self {
-        Self { name: name.into(), title: None, description: None, arguments: Vec::new(), max_rounds: None }
+        Self {
+            name: name.into(),
+            title: None,
+            description: None,
+            arguments: Vec::new(),
+            max_rounds: None,
+        }
     }
 }
 

@@ -42,7 +42,11 @@ pub struct RpcError {
 impl RpcError {
     /// An error with no `data`.
     pub fn new(code: i64, message: impl Into<String>) -> Self {
-        Self { code, message: message.into(), data: None }
+        Self {
+            code,
+            message: message.into(),
+            data: None,
+        }
     }
 
     /// `-32602` with `message`.
@@ -57,7 +61,10 @@ impl RpcError {
 
     /// `-32601` for `method`.
     pub fn method_not_found(method: &str) -> Self {
-        Self::new(codes::METHOD_NOT_FOUND, format!("method not found: {method}"))
+        Self::new(
+            codes::METHOD_NOT_FOUND,
+            format!("method not found: {method}"),
+        )
     }
 
     /// `-32021` with `data.requiredCapabilities`.

@@ -22,12 +22,19 @@ pub struct CallToolResult {
 impl CallToolResult {
     /// A successful result holding one text block.
     pub fn text(message: impl Into<String>) -> Self {
-        Self { content: vec![text(message)], ..Self::default() }
+        Self {
+            content: vec![text(message)],
+            ..Self::default()
+        }
     }
 
     /// A failed result (`isError: true`) holding one text block.
     pub fn error(message: impl Into<String>) -> Self {
-        Self { content: vec![text(message)], is_error: true, ..Self::default() }
+        Self {
+            content: vec![text(message)],
+            is_error: true,
+            ..Self::default()
+        }
     }
 }
 
@@ -99,12 +106,18 @@ pub struct PromptMessage {
 impl PromptMessage {
     /// A user message with text.
     pub fn user(message: impl Into<String>) -> Self {
-        Self { role: "user", content: text(message) }
+        Self {
+            role: "user",
+            content: text(message),
+        }
     }
 
     /// An assistant message with text.
     pub fn assistant(message: impl Into<String>) -> Self {
-        Self { role: "assistant", content: text(message) }
+        Self {
+            role: "assistant",
+            content: text(message),
+        }
     }
 }
 
@@ -148,7 +161,10 @@ pub struct ResourceContents {
 impl ResourceContents {
     /// Text contents.
     pub fn text(text: impl Into<String>) -> Self {
-        Self { mime_type: None, text: text.into() }
+        Self {
+            mime_type: None,
+            text: text.into(),
+        }
     }
 
     /// Sets the MIME type.

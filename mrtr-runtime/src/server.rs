@@ -9,10 +9,12 @@ use crate::capabilities::ClientCapabilities;
 use crate::context::{AppState, Authorize};
 use crate::engine::{Environment, RoundEnd, RoundInput, run_round};
 use crate::machine::{
-    CacheHint, CacheScope, Prompt, PromptDescriptor, Resource, ResourceDescriptor, Tool, ToolDescriptor,
+    CacheHint, CacheScope, Prompt, PromptDescriptor, Resource, ResourceDescriptor, Tool,
+    ToolDescriptor,
 };
 use crate::protocol::{
-    META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, META_SERVER_INFO, PROTOCOL_VERSION, RpcError, codes,
+    META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, META_SERVER_INFO, PROTOCOL_VERSION, RpcError,
+    codes,
 };
 use crate::results::{CallToolResult, ToolOutput};
 use crate::token::{KeyError, KeyRing, Mode, StateCodec};
@@ -111,7 +113,10 @@ impl Server {
             state: AppState::default(),
             authorizer: None,
             max_rounds: DEFAULT_MAX_ROUNDS,
-            list_cache: CacheHint { ttl_ms: 60_000, scope: CacheScope::Public },
+            list_cache: CacheHint {
+                ttl_ms: 60_000,
+                scope: CacheScope::Public,
+            },
         }
     }
 
@@ -130,25 +135,47 @@ impl Server {
     /// notification, which gets no response.
     pub async fn handle_as(&self, request: Value, principal: Option<&str>) -> Value {
         let Value::Object(request) = request else {
-            return response(Value::Null, Err(RpcError::new(codes::INVALID_REQUEST, "a request must be a JSON object")));
+            return response(
+                Value::Null,
+                Err(RpcError::new(
+                    codes::INVALID_REQUEST,
+                    "a request must be a JSON object",
+                )),
+            );
         };
         let Some(id) = request.get("id").cloned() else {
             return Value::Null;
         };
-        let outcome = match (request.get("jsonrpc").and_then(Value::as_str), request.get("method").and_then(Value::as_str)) {
-            (Some("2.0"), Some(method)) => self.dispatch(method, request.get("params"), principal).await,
-            _ => Err(RpcError::new(codes::INVALID_REQUEST, "expected a JSON-RPC 2.0 request with a method")),
+        let outcome = match (
+            request.get("jsonrpc").and_then(Value::as_str),
+            request.get("method").and_then(Value::as_str),
+        ) {
+            (Some("2.0"), Some(method)) => {
+                self.dispatch(method, request.get("params"), principal)
+                    .await
+            }
+            _ => Err(RpcError::new(
+                codes::INVALID_REQUEST,
+                "expected a JSON-RPC 2.0 request with a method",
+            )),
         };
         response(id, outcome)
     }
 
-    async fn dispatch(&self, method: &str, params: Option<&Value>, principal: Option<&str>) -> Result<Value, RpcError> {
+    async fn dispatch(
+        &self,
+        method: &str,
+        params: Option<&Value>,
+        principal: Option<&str>,
+    ) -> Result<Value, RpcError> {
         let inner = &*self.inner;
         let declared = match method {
             "server/discover" => true,
             "tools/list" | "tools/call" => !inner.tools.is_empty(),
             "prompts/list" | "prompts/get" => !inner.prompts.is_empty(),
-            "resources/list" | "resources/templates/list" | "resources/read" => !inner.resources.is_empty(),
+            "resources/list" | "resources/templates/list" | "resources/read" => {
+                !inner.resources.is_empty()
+            }
             "initialize" => {
                 return Err(RpcError::new(
                     codes::METHOD_NOT_FOUND,
@@ -172,16 +199,28 @@ impl Server {
         match method {
             "server/discover" => Ok(self.cacheable(self.discover(), inner.list_cache)),
             "tools/list" => {
-                let tools: Vec<Value> = inner.tools.iter().map(|(descriptor, _)| tool_entry(descriptor)).collect();
+                let tools: Vec<Value> = inner
+                    .tools
+                    .iter()
+                    .map(|(descriptor, _)| tool_entry(descriptor))
+                    .collect();
                 Ok(self.cacheable(json!({ "tools": tools }), inner.list_cache))
             }
             "prompts/list" => {
-                let prompts: Vec<Value> = inner.prompts.iter().map(|(descriptor, _)| prompt_entry(descriptor)).collect();
+                let prompts: Vec<Value> = inner
+                    .prompts
+                    .iter()
+                    .map(|(descriptor, _)| prompt_entry(descriptor))
+                    .collect();
                 Ok(self.cacheable(json!({ "prompts": prompts }), inner.list_cache))
             }
             "resources/list" => Ok(self.cacheable(json!({ "resources": [] }), inner.list_cache)),
             "resources/templates/list" => {
-                let templates: Vec<Value> = inner.resources.iter().map(|(_, descriptor, _)| template_entry(descriptor)).collect();
+                let templates: Vec<Value> = inner
+                    .resources
+                    .iter()
+                    .map(|(_, descriptor, _)| template_entry(descriptor))
+                    .collect();
                 Ok(self.cacheable(json!({ "resourceTemplates": templates }), inner.list_cache))
             }
             "tools/call" => self.call_tool(params, capabilities, principal).await,
@@ -209,9 +248,19 @@ impl Server {
         })
     }
 
-    async fn call_tool(&self, params: &Map<String, Value>, capabilities: ClientCapabilities, principal: Option<&str>) -> Result<Value, RpcError> {
+    async fn call_tool(
+        &self,
+        params: &Map<String, Value>,
+        capabilities: ClientCapabilities,
+        principal: Option<&str>,
+    ) -> Result<Value, RpcError> {
         let name = required_str(params, "name", "tools/call")?;
-        let (descriptor, tool) = self.inner.tools.iter().find(|(descriptor, _)| descriptor.name == name).ok_or_else(|| RpcError::invalid_params(format!("unknown tool {name:?}")))?;
+        let (descriptor, tool) = self
+            .inner
+            .tools
+            .iter()
+            .find(|(descriptor, _)| descriptor.name == name)
+            .ok_or_else(|| RpcError::invalid_params(format!("unknown tool {name:?}")))?;
         let arguments = arguments(params)?;
         let (input_responses, request_state) = retry_fields(params)?;
         let input = RoundInput {
@@ -224,7 +273,8 @@ impl Server {
             principal,
             max_rounds: descriptor.max_rounds.unwrap_or(self.inner.max_rounds),
         };
-        let failed = |message: String| self.complete(CallToolResult::error(message).into_tool_result());
+        let failed =
+            |message: String| self.complete(CallToolResult::error(message).into_tool_result());
         Ok(match run_round(&self.inner.env, &**tool, input).await? {
             RoundEnd::Complete(result) => self.complete(result),
             RoundEnd::InputRequired { requests, state } => self.input_required(requests, state),
@@ -235,12 +285,29 @@ impl Server {
         })
     }
 
-    async fn get_prompt(&self, params: &Map<String, Value>, capabilities: ClientCapabilities, principal: Option<&str>) -> Result<Value, RpcError> {
+    async fn get_prompt(
+        &self,
+        params: &Map<String, Value>,
+        capabilities: ClientCapabilities,
+        principal: Option<&str>,
+    ) -> Result<Value, RpcError> {
         let name = required_str(params, "name", "prompts/get")?;
-        let (descriptor, prompt) = self.inner.prompts.iter().find(|(descriptor, _)| descriptor.name == name).ok_or_else(|| RpcError::invalid_params(format!("unknown prompt {name:?}")))?;
+        let (descriptor, prompt) = self
+            .inner
+            .prompts
+            .iter()
+            .find(|(descriptor, _)| descriptor.name == name)
+            .ok_or_else(|| RpcError::invalid_params(format!("unknown prompt {name:?}")))?;
         let arguments = arguments(params)?;
-        if let Some((key, _)) = arguments.as_object().into_iter().flatten().find(|(_, value)| !value.is_string()) {
-            return Err(RpcError::invalid_params(format!("prompt argument {key:?} must be a string")));
+        if let Some((key, _)) = arguments
+            .as_object()
+            .into_iter()
+            .flatten()
+            .find(|(_, value)| !value.is_string())
+        {
+            return Err(RpcError::invalid_params(format!(
+                "prompt argument {key:?} must be a string"
+            )));
         }
         let (input_responses, request_state) = retry_fields(params)?;
         let input = RoundInput {
@@ -257,18 +324,31 @@ impl Server {
         self.finish_non_tool(end, |result| self.complete(result))
     }
 
-    async fn read_resource(&self, params: &Map<String, Value>, capabilities: ClientCapabilities, principal: Option<&str>) -> Result<Value, RpcError> {
+    async fn read_resource(
+        &self,
+        params: &Map<String, Value>,
+        capabilities: ClientCapabilities,
+        principal: Option<&str>,
+    ) -> Result<Value, RpcError> {
         let uri = required_str(params, "uri", "resources/read")?;
         let (variables, descriptor, resource) = self
             .inner
             .resources
             .iter()
-            .find_map(|(template, descriptor, resource)| template.matches(uri).map(|variables| (variables, descriptor, resource)))
+            .find_map(|(template, descriptor, resource)| {
+                template
+                    .matches(uri)
+                    .map(|variables| (variables, descriptor, resource))
+            })
             .ok_or_else(|| RpcError::invalid_params(format!("resource not found: {uri}")))?;
         let arguments = Value::Object(variables);
         let (input_responses, request_state) = retry_fields(params)?;
         // A result that depends on answers must not be cached.
-        let cache = if input_responses.is_some() || request_state.is_some() { CacheHint::NONE } else { descriptor.cache };
+        let cache = if input_responses.is_some() || request_state.is_some() {
+            CacheHint::NONE
+        } else {
+            descriptor.cache
+        };
         let input = RoundInput {
             method: "resources/read",
             target: uri,
@@ -284,12 +364,18 @@ impl Server {
     }
 
     /// Prompts and resources have no `isError`: failures are JSON-RPC errors.
-    fn finish_non_tool(&self, end: RoundEnd, complete: impl FnOnce(Value) -> Value) -> Result<Value, RpcError> {
+    fn finish_non_tool(
+        &self,
+        end: RoundEnd,
+        complete: impl FnOnce(Value) -> Value,
+    ) -> Result<Value, RpcError> {
         match end {
             RoundEnd::Complete(result) => Ok(complete(result)),
             RoundEnd::InputRequired { requests, state } => Ok(self.input_required(requests, state)),
             RoundEnd::Failed(message) => Err(RpcError::internal(message)),
-            RoundEnd::BadArguments(reason) => Err(RpcError::invalid_params(format!("invalid arguments: {reason}"))),
+            RoundEnd::BadArguments(reason) => Err(RpcError::invalid_params(format!(
+                "invalid arguments: {reason}"
+            ))),
             RoundEnd::Denied(denied) => Err(RpcError::invalid_params(denied.to_string())),
             RoundEnd::TooManyRounds(cap) => Err(RpcError::invalid_params(too_many_rounds(cap))),
         }
@@ -328,7 +414,9 @@ impl Server {
 
 impl std::fmt::Debug for Server {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Server").field("info", &self.inner.info).finish_non_exhaustive()
+        f.debug_struct("Server")
+            .field("info", &self.inner.info)
+            .finish_non_exhaustive()
     }
 }
 
@@ -348,12 +436,23 @@ fn check_meta(params: &Map<String, Value>) -> Result<ClientCapabilities, RpcErro
     let hint = "every MCP 2026-07-28 request carries params._meta with \
                 io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities \
                 (2025-11-25 clients are not supported)";
-    let meta = params.get("_meta").and_then(Value::as_object).ok_or_else(|| RpcError::invalid_params(format!("missing params._meta: {hint}")))?;
+    let meta = params
+        .get("_meta")
+        .and_then(Value::as_object)
+        .ok_or_else(|| RpcError::invalid_params(format!("missing params._meta: {hint}")))?;
     let version = meta.get(META_PROTOCOL_VERSION).and_then(Value::as_str);
-    let capabilities = meta.get(META_CLIENT_CAPABILITIES).and_then(Value::as_object);
+    let capabilities = meta
+        .get(META_CLIENT_CAPABILITIES)
+        .and_then(Value::as_object);
     let (Some(version), Some(capabilities)) = (version, capabilities) else {
-        let missing = if version.is_none() { META_PROTOCOL_VERSION } else { META_CLIENT_CAPABILITIES };
-        return Err(RpcError::invalid_params(format!("missing or invalid _meta[{missing:?}]: {hint}")));
+        let missing = if version.is_none() {
+            META_PROTOCOL_VERSION
+        } else {
+            META_CLIENT_CAPABILITIES
+        };
+        return Err(RpcError::invalid_params(format!(
+            "missing or invalid _meta[{missing:?}]: {hint}"
+        )));
     };
     if version != PROTOCOL_VERSION {
         return Err(RpcError::unsupported_version(version));
@@ -361,8 +460,14 @@ fn check_meta(params: &Map<String, Value>) -> Result<ClientCapabilities, RpcErro
     Ok(ClientCapabilities::from_object(capabilities.clone()))
 }
 
-fn required_str<'a>(params: &'a Map<String, Value>, field: &str, method: &str) -> Result<&'a str, RpcError> {
-    params.get(field).and_then(Value::as_str).ok_or_else(|| RpcError::invalid_params(format!("{method} needs params.{field} (a string)")))
+fn required_str<'a>(
+    params: &'a Map<String, Value>,
+    field: &str,
+    method: &str,
+) -> Result<&'a str, RpcError> {
+    params.get(field).and_then(Value::as_str).ok_or_else(|| {
+        RpcError::invalid_params(format!("{method} needs params.{field} (a string)"))
+    })
 }
 
 /// The arguments object (absent or `null` mean `{}`).
@@ -370,28 +475,46 @@ fn arguments(params: &Map<String, Value>) -> Result<Value, RpcError> {
     match params.get("arguments") {
         None | Some(Value::Null) => Ok(Value::Object(Map::new())),
         Some(arguments @ Value::Object(_)) => Ok(arguments.clone()),
-        Some(_) => Err(RpcError::invalid_params("params.arguments must be an object")),
+        Some(_) => Err(RpcError::invalid_params(
+            "params.arguments must be an object",
+        )),
     }
 }
 
 /// `inputResponses` must be an object when present; `requestState` a string (`null` = absent).
-fn retry_fields(params: &Map<String, Value>) -> Result<(Option<Map<String, Value>>, Option<&str>), RpcError> {
+fn retry_fields(
+    params: &Map<String, Value>,
+) -> Result<(Option<Map<String, Value>>, Option<&str>), RpcError> {
     let responses = match params.get("inputResponses") {
         None => None,
         Some(Value::Object(responses)) => Some(responses.clone()),
-        Some(_) => return Err(RpcError::invalid_params("params.inputResponses must be an object mapping keys to answers")),
+        Some(_) => {
+            return Err(RpcError::invalid_params(
+                "params.inputResponses must be an object mapping keys to answers",
+            ));
+        }
     };
     let state = match params.get("requestState") {
         None | Some(Value::Null) => None,
         Some(Value::String(state)) => Some(state.as_str()),
-        Some(_) => return Err(RpcError::invalid_params("params.requestState must be the string the server sent")),
+        Some(_) => {
+            return Err(RpcError::invalid_params(
+                "params.requestState must be the string the server sent",
+            ));
+        }
     };
     Ok((responses, state))
 }
 
 fn tool_entry(descriptor: &ToolDescriptor) -> Value {
     let mut entry = json!({"name": descriptor.name, "inputSchema": descriptor.input_schema});
-    optional(&mut entry, [("title", &descriptor.title), ("description", &descriptor.description)]);
+    optional(
+        &mut entry,
+        [
+            ("title", &descriptor.title),
+            ("description", &descriptor.description),
+        ],
+    );
     entry
 }
 
@@ -414,13 +537,23 @@ fn prompt_entry(descriptor: &PromptDescriptor) -> Value {
         })
         .collect();
     let mut entry = json!({"name": descriptor.name, "arguments": arguments});
-    optional(&mut entry, [("title", &descriptor.title), ("description", &descriptor.description)]);
+    optional(
+        &mut entry,
+        [
+            ("title", &descriptor.title),
+            ("description", &descriptor.description),
+        ],
+    );
     entry
 }
 
 fn template_entry(descriptor: &ResourceDescriptor) -> Value {
     let mut entry = json!({"uriTemplate": descriptor.uri_template, "name": descriptor.name});
-    let fields = [("title", &descriptor.title), ("description", &descriptor.description), ("mimeType", &descriptor.mime_type)];
+    let fields = [
+        ("title", &descriptor.title),
+        ("description", &descriptor.description),
+        ("mimeType", &descriptor.mime_type),
+    ];
     optional(&mut entry, fields);
     entry
 }
@@ -499,31 +632,57 @@ impl ServerBuilder {
         let codec = match self.codec {
             Some(codec) => codec,
             None => {
-                let mut builder = StateCodec::builder().mode(self.mode).audience(self.audience.unwrap_or_else(|| self.name.clone()));
+                let mut builder = StateCodec::builder()
+                    .mode(self.mode)
+                    .audience(self.audience.unwrap_or_else(|| self.name.clone()));
                 if let Some(ring) = self.key_ring {
                     builder = builder.key_ring(ring);
                 }
                 builder.build()?
             }
         };
-        let tools: Vec<_> = self.tools.into_iter().map(|tool| (tool.descriptor(), tool)).collect();
-        let prompts: Vec<_> = self.prompts.into_iter().map(|prompt| (prompt.descriptor(), prompt)).collect();
-        unique("tools", tools.iter().map(|(descriptor, _)| &descriptor.name))?;
-        unique("prompts", prompts.iter().map(|(descriptor, _)| &descriptor.name))?;
+        let tools: Vec<_> = self
+            .tools
+            .into_iter()
+            .map(|tool| (tool.descriptor(), tool))
+            .collect();
+        let prompts: Vec<_> = self
+            .prompts
+            .into_iter()
+            .map(|prompt| (prompt.descriptor(), prompt))
+            .collect();
+        unique(
+            "tools",
+            tools.iter().map(|(descriptor, _)| &descriptor.name),
+        )?;
+        unique(
+            "prompts",
+            prompts.iter().map(|(descriptor, _)| &descriptor.name),
+        )?;
         let resources = self
             .resources
             .into_iter()
             .map(|resource| {
                 let descriptor = resource.descriptor();
-                let template = UriTemplate::parse(&descriptor.uri_template).map_err(BuildError::UriTemplate)?;
+                let template = UriTemplate::parse(&descriptor.uri_template)
+                    .map_err(BuildError::UriTemplate)?;
                 Ok((template, descriptor, resource))
             })
             .collect::<Result<Vec<_>, BuildError>>()?;
-        unique("resource templates", resources.iter().map(|(_, descriptor, _)| &descriptor.uri_template))?;
+        unique(
+            "resource templates",
+            resources
+                .iter()
+                .map(|(_, descriptor, _)| &descriptor.uri_template),
+        )?;
         Ok(Server {
             inner: Arc::new(Inner {
                 info: json!({"name": self.name, "version": self.version}),
-                env: Environment { codec, state: Arc::new(self.state), authorizer: self.authorizer },
+                env: Environment {
+                    codec,
+                    state: Arc::new(self.state),
+                    authorizer: self.authorizer,
+                },
                 tools,
                 prompts,
                 resources,
@@ -534,11 +693,17 @@ impl ServerBuilder {
     }
 }
 
-fn unique<'a>(kind: &'static str, names: impl Iterator<Item = &'a String>) -> Result<(), BuildError> {
+fn unique<'a>(
+    kind: &'static str,
+    names: impl Iterator<Item = &'a String>,
+) -> Result<(), BuildError> {
     let mut seen = std::collections::HashSet::new();
     for name in names {
         if !seen.insert(name) {
-            return Err(BuildError::Duplicate { kind, name: name.clone() });
+            return Err(BuildError::Duplicate {
+                kind,
+                name: name.clone(),
+            });
         }
     }
     Ok(())

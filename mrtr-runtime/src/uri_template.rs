@@ -24,13 +24,19 @@ impl UriTemplate {
         while !rest.is_empty() {
             match rest.find('{') {
                 Some(0) => {
-                    let end = rest.find('}').ok_or_else(|| format!("unclosed `{{` in {template:?}"))?;
+                    let end = rest
+                        .find('}')
+                        .ok_or_else(|| format!("unclosed `{{` in {template:?}"))?;
                     let name = &rest[1..end];
-                    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                    if name.is_empty()
+                        || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                    {
                         return Err(format!("invalid variable name {name:?} in {template:?}"));
                     }
                     if matches!(parts.last(), Some(Part::Variable(_))) {
-                        return Err(format!("two variables must be separated by text in {template:?}"));
+                        return Err(format!(
+                            "two variables must be separated by text in {template:?}"
+                        ));
                     }
                     parts.push(Part::Variable(name.to_owned()));
                     rest = &rest[end + 1..];

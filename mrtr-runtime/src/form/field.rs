@@ -186,7 +186,10 @@ pub trait Choice: Sized + 'static {
         if Self::OPTIONS.iter().any(|option| option.title.is_some()) {
             schema.insert("oneOf".into(), titled(Self::OPTIONS));
         } else {
-            schema.insert("enum".into(), Self::OPTIONS.iter().map(|option| option.value).collect());
+            schema.insert(
+                "enum".into(),
+                Self::OPTIONS.iter().map(|option| option.value).collect(),
+            );
         }
         schema
     }
@@ -224,7 +227,10 @@ impl<T: Choice> FormField for Vec<T> {
 
     fn decode(value: Option<&Value>) -> Result<Self, String> {
         match value {
-            Some(Value::Array(items)) => items.iter().map(|item| T::decode_choice(Some(item))).collect(),
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|item| T::decode_choice(Some(item)))
+                .collect(),
             Some(other) => Err(format!("expected a list of options, got {other}")),
             None => Err(missing()),
         }

@@ -40,7 +40,10 @@ fn check_property(schema: &Value, value: &Value) -> Result<(), String> {
         Some("string") => check_string(schema, value),
         Some("integer") => check_number(schema, value, true),
         Some("number") => check_number(schema, value, false),
-        Some("boolean") => value.is_boolean().then_some(()).ok_or_else(|| "must be true or false".to_owned()),
+        Some("boolean") => value
+            .is_boolean()
+            .then_some(())
+            .ok_or_else(|| "must be true or false".to_owned()),
         Some("array") => check_multi_select(schema, value),
         _ => Err("has a type this server cannot validate".to_owned()),
     }
@@ -53,7 +56,12 @@ fn options(schema: &Value) -> Option<Vec<&str>> {
     }
     ["oneOf", "anyOf"].iter().find_map(|keyword| {
         let entries = schema.get(*keyword)?.as_array()?;
-        Some(entries.iter().filter_map(|entry| entry.get("const")?.as_str()).collect())
+        Some(
+            entries
+                .iter()
+                .filter_map(|entry| entry.get("const")?.as_str())
+                .collect(),
+        )
     })
 }
 
@@ -92,7 +100,12 @@ fn check_string(schema: &Value, value: &Value) -> Result<(), String> {
 
 fn check_number(schema: &Value, value: &Value, integer: bool) -> Result<(), String> {
     let Some(number) = value.as_f64() else {
-        return Err(if integer { "must be a whole number" } else { "must be a number" }.to_owned());
+        return Err(if integer {
+            "must be a whole number"
+        } else {
+            "must be a number"
+        }
+        .to_owned());
     };
     if integer && number.fract() != 0.0 {
         return Err("must be a whole number".to_owned());
@@ -136,7 +149,9 @@ fn check_multi_select(schema: &Value, value: &Value) -> Result<(), String> {
 }
 
 fn is_email(text: &str) -> bool {
-    let Some((local, domain)) = text.split_once('@') else { return false };
+    let Some((local, domain)) = text.split_once('@') else {
+        return false;
+    };
     !local.is_empty()
         && !domain.is_empty()
         && !domain.contains('@')
@@ -146,9 +161,13 @@ fn is_email(text: &str) -> bool {
 }
 
 fn is_uri(text: &str) -> bool {
-    let Some((scheme, rest)) = text.split_once(':') else { return false };
+    let Some((scheme, rest)) = text.split_once(':') else {
+        return false;
+    };
     let mut chars = scheme.chars();
-    chars.next().is_some_and(|first| first.is_ascii_alphabetic())
+    chars
+        .next()
+        .is_some_and(|first| first.is_ascii_alphabetic())
         && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
         && !rest.is_empty()
         && !text.chars().any(|c| c.is_whitespace() || c.is_control())
@@ -160,7 +179,9 @@ fn digits(text: &str) -> Option<u32> {
 
 fn is_date(text: &str) -> bool {
     let parts: Vec<&str> = text.split('-').collect();
-    let [year, month, day] = parts[..] else { return false };
+    let [year, month, day] = parts[..] else {
+        return false;
+    };
     if year.len() != 4 || month.len() != 2 || day.len() != 2 {
         return false;
     }
@@ -188,7 +209,11 @@ fn is_time(text: &str) -> bool {
         }
     };
     let clock = clock.split_once('.').map_or(clock, |(whole, fraction)| {
-        if digits(fraction).is_some() { whole } else { "invalid" }
+        if digits(fraction).is_some() {
+            whole
+        } else {
+            "invalid"
+        }
     });
     let valid_clock = matches!(clock.split(':').collect::<Vec<_>>()[..],
         [h, m, s] if h.len() == 2 && m.len() == 2 && s.len() == 2
@@ -248,20 +273,54 @@ mod tests {
     fn explains_the_first_problem() {
         let cases = [
             (json!({}), "`name` is required"),
-            (json!({"name": "A"}), "`name` must be at least 2 characters long"),
-            (json!({"name": "Annabel"}), "`name` must be at most 5 characters long"),
+            (
+                json!({"name": "A"}),
+                "`name` must be at least 2 characters long",
+            ),
+            (
+                json!({"name": "Annabel"}),
+                "`name` must be at most 5 characters long",
+            ),
             (json!({"name": 5}), "`name` must be text"),
-            (json!({"name": "Ann", "age": 2.5}), "`age` must be a whole number"),
-            (json!({"name": "Ann", "age": 151}), "`age` must be at most 150"),
-            (json!({"name": "Ann", "ratio": 0.1}), "`ratio` must be at least 0.5"),
-            (json!({"name": "Ann", "ok": "yes"}), "`ok` must be true or false"),
-            (json!({"name": "Ann", "seat": "aisle"}), "`seat` must be one of w"),
-            (json!({"name": "Ann", "meals": ["veg", "fish"]}), "`meals` allows at most 1 selections"),
-            (json!({"name": "Ann", "meals": ["beef"]}), "`meals` may only contain veg, fish"),
-            (json!({"name": "Ann", "email": "nope"}), "`email` must be an email address"),
+            (
+                json!({"name": "Ann", "age": 2.5}),
+                "`age` must be a whole number",
+            ),
+            (
+                json!({"name": "Ann", "age": 151}),
+                "`age` must be at most 150",
+            ),
+            (
+                json!({"name": "Ann", "ratio": 0.1}),
+                "`ratio` must be at least 0.5",
+            ),
+            (
+                json!({"name": "Ann", "ok": "yes"}),
+                "`ok` must be true or false",
+            ),
+            (
+                json!({"name": "Ann", "seat": "aisle"}),
+                "`seat` must be one of w",
+            ),
+            (
+                json!({"name": "Ann", "meals": ["veg", "fish"]}),
+                "`meals` allows at most 1 selections",
+            ),
+            (
+                json!({"name": "Ann", "meals": ["beef"]}),
+                "`meals` may only contain veg, fish",
+            ),
+            (
+                json!({"name": "Ann", "email": "nope"}),
+                "`email` must be an email address",
+            ),
         ];
         for (content, expected) in cases {
-            assert_eq!(validate_content(&schema(), &content).unwrap_err(), expected, "{content}");
+            assert_eq!(
+                validate_content(&schema(), &content).unwrap_err(),
+                expected,
+                "{content}"
+            );
         }
         assert!(validate_content(&schema(), &json!("text")).is_err());
     }
