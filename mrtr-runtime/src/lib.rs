@@ -30,7 +30,7 @@ pub use ask::{Ask, SamplingRequest, elicit, recheck, roots, sample};
 pub use capabilities::{ClientCapabilities, InputKind};
 pub use context::{Access, AppState, Authorize, BoxFuture, Context, Denied};
 pub use error::ToolError;
-pub use form::{Choice, ChoiceOption, Form, FormField};
+pub use form::{Choice, ChoiceOption, Form, FormField, FormSchema};
 pub use input::InputRequest;
 pub use machine::{
     Answers, CacheHint, CacheScope, Machine, Outcome, Prompt, PromptArgument, PromptDescriptor,
@@ -42,3 +42,10 @@ pub use results::{
 };
 pub use server::{BuildError, DEFAULT_MAX_ROUNDS, Server, ServerBuilder};
 pub use uri_template::UriTemplate;
+
+/// What generated code names. Not part of the public API: no stability guarantees.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::form::{Choice, ChoiceOption, Form, FormField, FormSchema};
+    pub use serde_json::{Map, Value};
+}

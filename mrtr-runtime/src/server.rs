@@ -481,10 +481,10 @@ fn arguments(params: &Map<String, Value>) -> Result<Value, RpcError> {
     }
 }
 
-/// `inputResponses` must be an object when present; `requestState` a string (`null` = absent).
-fn retry_fields(
-    params: &Map<String, Value>,
-) -> Result<(Option<Map<String, Value>>, Option<&str>), RpcError> {
+/// `inputResponses` (an object when present) and `requestState` (a string; `null` = absent).
+type RetryFields<'a> = (Option<Map<String, Value>>, Option<&'a str>);
+
+fn retry_fields(params: &Map<String, Value>) -> Result<RetryFields<'_>, RpcError> {
     let responses = match params.get("inputResponses") {
         None => None,
         Some(Value::Object(responses)) => Some(responses.clone()),

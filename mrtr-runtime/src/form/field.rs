@@ -172,6 +172,12 @@ pub struct ChoiceOption {
 /// A unit-only enum offered as a single-select (or, in a `Vec`, a multi-select).
 ///
 /// Implement it with `#[derive(mrtr::Choice)]`, which also implements [`FormField`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a `Choice` enum, so it cannot be the options of a select",
+    label = "not a Choice",
+    note = "a multi-select is `Vec<E>` where `E` is a unit enum deriving `mrtr::Choice`; for free \
+            text use a `String` field"
+)]
 pub trait Choice: Sized + 'static {
     /// The options, in the order they are shown.
     const OPTIONS: &'static [ChoiceOption];

@@ -26,3 +26,34 @@ pub trait Form: Sized {
     /// [`Form::requested_schema`]. An error here means the two disagree.
     fn from_content(content: &Map<String, Value>) -> Result<Self, String>;
 }
+
+/// Builds a form's `requestedSchema` one field at a time (what `#[derive(Form)]` emits, and a
+/// convenience for hand-written forms).
+#[derive(Debug, Default)]
+pub struct FormSchema {
+    properties: Map<String, Value>,
+    required: Vec<Value>,
+}
+
+impl FormSchema {
+    /// Adds a property.
+    pub fn field(&mut self, name: &str, schema: Map<String, Value>, required: bool) {
+        self.properties
+            .insert(name.to_owned(), Value::Object(schema));
+        if required {
+            self.required.push(Value::from(name));
+        }
+    }
+
+    /// The `{"type": "object", "properties": .., "required": ..}` schema (`required` omitted
+    /// when empty).
+    pub fn into_value(self) -> Value {
+        let mut schema = Map::new();
+        schema.insert("type".into(), "object".into());
+        schema.insert("properties".into(), Value::Object(self.properties));
+        if !self.required.is_empty() {
+            schema.insert("required".into(), Value::Array(self.required));
+        }
+        Value::Object(schema)
+    }
+}

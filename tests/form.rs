@@ -1,0 +1,149 @@
+//! `#[derive(Form)]` and `#[derive(Choice)]`: the schemas they produce, the values they decode,
+//! and the compile errors for everything outside the flat MCP form grammar.
+
+use mrtr::form::validate_content;
+use mrtr::{Choice, Form};
+use serde_json::{Value, json};
+
+#[derive(Choice, Debug, PartialEq)]
+enum Seat {
+    #[choice(rename = "window", title = "Window seat")]
+    Window,
+    #[choice(rename = "aisle")]
+    Aisle,
+}
+
+#[derive(Choice, Debug, PartialEq)]
+enum Meal {
+    Veg,
+    Fish,
+}
+
+/// Everything the grammar allows, once.
+#[derive(Form, Debug)]
+struct Everything {
+    /// The name on the ticket
+    #[form(title = "Name", min_length = 2, max_length = 20, default = "Ann")]
+    name: String,
+    #[form(format = "email", description = "Where to send it")]
+    email: Option<String>,
+    #[form(format = "date", rename = "travelDate")]
+    travel_date: String,
+    #[form(minimum = 1, maximum = 9, default = 2)]
+    travellers: u8,
+    #[form(minimum = -10.5, maximum = 99.5)]
+    budget: f64,
+    big: i64,
+    #[form(default = true)]
+    insurance: bool,
+    seat: Seat,
+    #[form(min_items = 1, max_items = 2, default = ["Veg"])]
+    meals: Vec<Meal>,
+    #[form(one_of = ["s", "m", "l"], default = "m")]
+    size: Option<String>,
+}
+
+#[test]
+fn the_schema_is_the_flat_mcp_grammar() {
+    assert_eq!(
+        Everything::requested_schema(),
+        json!({
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "title": "Name", "description": "The name on the ticket",
+                         "minLength": 2, "maxLength": 20, "default": "Ann"},
+                "email": {"type": "string", "description": "Where to send it", "format": "email"},
+                "travelDate": {"type": "string", "format": "date"},
+                "travellers": {"type": "integer", "minimum": 1, "maximum": 9, "default": 2},
+                "budget": {"type": "number", "minimum": -10.5, "maximum": 99.5},
+                "big": {"type": "integer"},
+                "insurance": {"type": "boolean", "default": true},
+                "seat": {"type": "string", "oneOf": [
+                    {"const": "window", "title": "Window seat"}, {"const": "aisle", "title": "aisle"}]},
+                "meals": {"type": "array", "items": {"type": "string", "enum": ["Veg", "Fish"]},
+                          "minItems": 1, "maxItems": 2, "default": ["Veg"]},
+                "size": {"type": "string", "enum": ["s", "m", "l"], "default": "m"}
+            },
+            "required": ["name", "travelDate", "travellers", "budget", "big", "insurance", "seat", "meals"]
+        })
+    );
+}
+
+#[test]
+fn narrow_integers_advertise_their_range() {
+    #[derive(Form)]
+    #[allow(dead_code)]
+    struct Small {
+        level: u8,
+        offset: i16,
+    }
+    let schema = Small::requested_schema();
+    assert_eq!(
+        schema["properties"]["level"],
+        json!({"type": "integer", "minimum": 0, "maximum": 255})
+    );
+    assert_eq!(schema["properties"]["offset"]["minimum"], -32768);
+}
+
+fn decode(content: Value) -> Result<Everything, String> {
+    let content = validate_content(&Everything::requested_schema(), &content)?;
+    Everything::from_content(&content)
+}
+
+#[test]
+fn validated_content_decodes_into_the_struct() {
+    let decoded = decode(json!({
+        "name": "Ann", "travelDate": "2026-12-24", "travellers": 2.0, "budget": 10,
+        "big": 9007199254740993u64, "insurance": false, "seat": "aisle", "meals": ["Fish", "Veg"],
+        "unknown": "ignored"
+    }))
+    .unwrap();
+    assert_eq!(decoded.name, "Ann");
+    assert_eq!(decoded.travel_date, "2026-12-24");
+    assert!(!decoded.insurance);
+    assert_eq!(decoded.email, None);
+    assert_eq!(decoded.travellers, 2);
+    assert_eq!(decoded.budget, 10.0);
+    assert_eq!(decoded.big, 9007199254740993);
+    assert_eq!(decoded.seat, Seat::Aisle);
+    assert_eq!(decoded.meals, vec![Meal::Fish, Meal::Veg]);
+    assert_eq!(decoded.size, None);
+}
+
+#[test]
+fn content_outside_the_schema_is_refused_with_a_reason() {
+    let base = json!({"name": "Ann", "travelDate": "2026-12-24", "travellers": 2, "budget": 1,
+        "big": 1, "insurance": true, "seat": "window", "meals": ["Veg"]});
+    let with = |key: &str, value: Value| {
+        let mut content = base.clone();
+        content[key] = value;
+        decode(content).unwrap_err()
+    };
+    assert_eq!(
+        with("travellers", json!(10)),
+        "`travellers` must be at most 9"
+    );
+    assert_eq!(
+        with("seat", json!("Window")),
+        "`seat` must be one of window, aisle"
+    );
+    assert_eq!(
+        with("meals", json!([])),
+        "`meals` needs at least 1 selections"
+    );
+    assert_eq!(
+        with("travelDate", json!("24/12/2026")),
+        "`travelDate` must be a date (YYYY-MM-DD)"
+    );
+    assert_eq!(with("size", json!("xl")), "`size` must be one of s, m, l");
+    assert_eq!(
+        with("email", json!("not-an-address")),
+        "`email` must be an email address"
+    );
+    assert!(decode(base).is_ok());
+}
+
+#[test]
+fn every_diagnostic_has_a_compile_fail_case() {
+    trybuild::TestCases::new().compile_fail("tests/ui/form/*.rs");
+}

@@ -1,0 +1,10 @@
+#![allow(dead_code)]
+
+use mrtr::Choice;
+
+#[derive(Choice)]
+struct Seat {
+    window: bool,
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+#![allow(dead_code)]
+
+use mrtr::Form;
+
+#[derive(Form)]
+struct Login<T> {
+    name: T,
+}
+
+fn main() {}

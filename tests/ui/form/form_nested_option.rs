@@ -1,0 +1,10 @@
+#![allow(dead_code)]
+
+use mrtr::Form;
+
+#[derive(Form)]
+struct Login {
+    name: Option<Option<String>>,
+}
+
+fn main() {}

@@ -1,0 +1,11 @@
+#![allow(dead_code)]
+
+use mrtr::Form;
+
+#[derive(Form)]
+enum Size {
+    Small,
+    Large,
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+#![allow(dead_code)]
+
+use mrtr::Form;
+
+#[derive(Form)]
+struct Tags {
+    tags: Vec<String>,
+}
+
+fn main() {}
