@@ -50,5 +50,5 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-pub use mrtr_macros::{Choice, Form};
+pub use mrtr_macros::{Choice, Form, tool};
 pub use mrtr_runtime::*;

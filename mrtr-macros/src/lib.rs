@@ -9,6 +9,7 @@ mod choice;
 mod docs;
 mod errors;
 mod form;
+mod tool;
 
 use proc_macro::TokenStream;
 use syn::{DeriveInput, parse_macro_input};
@@ -26,4 +27,11 @@ pub fn derive_form(input: TokenStream) -> TokenStream {
 #[proc_macro_derive(Choice, attributes(choice))]
 pub fn derive_choice(input: TokenStream) -> TokenStream {
     choice::derive(parse_macro_input!(input as DeriveInput)).into()
+}
+
+/// Turns an `async fn` with `ask!` points into a multi-round MCP tool. See the `mrtr` crate
+/// documentation for the rules.
+#[proc_macro_attribute]
+pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
+    tool::expand(attr.into(), item.into()).into()
 }

@@ -154,6 +154,7 @@ pub(crate) async fn run_round(
         }
 
         let step = Step {
+            target: input.target,
             arguments: input.arguments,
             cx: &cx,
             pc: state.pc,

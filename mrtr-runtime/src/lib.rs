@@ -14,6 +14,7 @@ mod answer;
 mod ask;
 mod capabilities;
 mod context;
+mod driver;
 mod engine;
 mod error;
 pub mod form;
@@ -43,9 +44,43 @@ pub use results::{
 pub use server::{BuildError, DEFAULT_MAX_ROUNDS, Server, ServerBuilder};
 pub use uri_template::UriTemplate;
 
+/// The `ask!` points of a `#[mrtr::tool]` body are rewritten by the attribute; an `ask!` that
+/// reaches this macro was not (it sits inside another macro's arguments, or outside a tool).
+#[macro_export]
+macro_rules! ask {
+    ($($anything:tt)*) => {
+        ::core::compile_error!(
+            "ask! can only be used directly in the body of a #[mrtr::tool] function, not inside \
+             another macro's arguments (println!, vec!, ..) or outside a tool; bind the answer \
+             first: `let answer = ask!(..);`"
+        )
+    };
+}
+
 /// What generated code names. Not part of the public API: no stability guarantees.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::ask;
+    pub use crate::capabilities::InputKind;
+    pub use crate::context::{BoxFuture, Context};
+    pub use crate::driver::*;
     pub use crate::form::{Choice, ChoiceOption, Form, FormField, FormSchema};
+    pub use crate::machine::{
+        Answers, Machine, Outcome, Prompt, PromptArgument, PromptDescriptor, Resource,
+        ResourceDescriptor, Step, StepError, Suspension, Tool, ToolDescriptor,
+    };
+    pub use crate::token::Fingerprint;
+    pub use schemars;
     pub use serde_json::{Map, Value};
+
+    /// The JSON Schema of a tool's argument type, as `tools/list` shows it.
+    pub fn input_schema<T: schemars::JsonSchema>() -> Value {
+        serde_json::to_value(schemars::schema_for!(T))
+            .unwrap_or_else(|_| serde_json::json!({"type": "object"}))
+    }
+
+    /// The argument schema of a tool without arguments.
+    pub fn no_arguments_schema() -> Value {
+        serde_json::json!({"type": "object", "properties": {}})
+    }
 }

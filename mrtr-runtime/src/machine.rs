@@ -31,7 +31,10 @@ pub trait Machine: Send + Sync + 'static {
 /// The input of one [`Machine::step`].
 #[derive(Debug)]
 pub struct Step<'a> {
-    /// The request's arguments (an object; `{}` when absent).
+    /// The tool or prompt name, or the resource URI, of this request.
+    pub target: &'a str,
+    /// The request's arguments (an object; `{}` when absent; for a resource, the variables of
+    /// its URI template).
     pub arguments: &'a Value,
     /// This round's context.
     pub cx: &'a Context,

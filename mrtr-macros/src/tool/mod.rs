@@ -1,0 +1,357 @@
+//! `#[mrtr::tool]`: parse the attribute and the function, validate the signature and the
+//! placement of every `ask!`, lower the body into a machine, then expand the machine into a
+//! unit value that implements the runtime's `Machine` and `Tool` traits.
+
+mod ask;
+mod emit;
+mod fingerprint;
+mod liveness;
+mod lower;
+mod options;
+mod placement;
+mod scope;
+mod signature;
+
+use std::collections::BTreeSet;
+
+use proc_macro2::TokenStream;
+use quote::{ToTokens, quote};
+use syn::{ItemFn, Path};
+
+use crate::docs::doc_text;
+use crate::errors::Errors;
+use emit::{ArgsParam, Emitter};
+use lower::{Lowerer, Program};
+use options::Options;
+use signature::Signature;
+
+pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let mut errors = Errors::default();
+    let options = options::parse(attr, &mut errors);
+    let function: ItemFn = match syn::parse2(item) {
+        Ok(function) => function,
+        Err(error) => {
+            errors.push(syn::Error::new(
+                error.span(),
+                "#[mrtr::tool] goes on an `async fn`",
+            ));
+            return errors.into_compile_errors();
+        }
+    };
+    let signature = signature::validate(&function, "tool", &mut errors);
+    placement::check(&function.block, &mut errors);
+    let machine = match (&signature, errors.is_empty()) {
+        (Some(signature), true) => machine(&function, signature, &options, &mut errors),
+        _ => None,
+    };
+    let item = match (machine, &signature) {
+        (Some(machine), _) if errors.is_empty() => machine,
+        _ => fallback(&function, &options),
+    };
+    let compile_errors = errors.into_compile_errors();
+    quote!(#item #compile_errors)
+}
+
+/// The lowered body and everything derived from it.
+struct Lowered {
+    program: Program,
+    live: Vec<BTreeSet<scope::BindingId>>,
+    args_bindings: Vec<scope::BindingId>,
+    args_kept: bool,
+}
+
+fn lower(function: &ItemFn, signature: &Signature<'_>, errors: &mut Errors) -> Lowered {
+    let mut lowerer = Lowerer::new(errors);
+    let (args_bindings, args_kept) = match &signature.args {
+        Some(args) => {
+            let kept = scope::pattern_bindings(args.pat)
+                .iter()
+                .any(|(_, mutable)| *mutable);
+            (lowerer.parameter(args.pat, kept), kept)
+        }
+        None => (Vec::new(), false),
+    };
+    let program = lowerer.lower_body(&function.block);
+    let live = liveness::live_in(&program);
+    Lowered {
+        program,
+        live,
+        args_bindings,
+        args_kept,
+    }
+}
+
+fn machine(
+    function: &ItemFn,
+    signature: &Signature<'_>,
+    options: &Options,
+    errors: &mut Errors,
+) -> Option<TokenStream> {
+    let lowered = lower(function, signature, errors);
+    for id in emit::uninitialized_kept(&lowered.program, &lowered.live) {
+        let ident = &lowered.program.bindings[id].ident;
+        errors.spanned(ident, format!("`{ident}` is declared without a value and used after an ask!; give it its value where it is declared (e.g. `let {ident} = if .. {{ .. }} else {{ .. }};`)"));
+    }
+    if !errors.is_empty() {
+        return None;
+    }
+    let Lowered {
+        program,
+        live,
+        args_bindings,
+        args_kept,
+    } = lowered;
+    let kept: BTreeSet<_> = program
+        .sites
+        .iter()
+        .flat_map(|site| live[site.resume].iter().copied())
+        .collect();
+    let order = liveness::emission_order(&program);
+    let emitter = Emitter {
+        program: &program,
+        live: &live,
+        order: &order,
+        args: signature.args.as_ref().map(|args| ArgsParam {
+            pat: args.pat,
+            ty: args.ty,
+            bindings: args_bindings,
+            kept: args_kept,
+        }),
+        frame_names: emit::frame_names(&program, &kept),
+    };
+    let body = emitter.body();
+    let shape = shape(function, options, &program, &live, &emitter);
+    Some(expand_tool(
+        function, signature, options, &program, body, &shape,
+    ))
+}
+
+/// What the fingerprint covers: name, resume points with their keys and kept values, body.
+fn shape(
+    function: &ItemFn,
+    options: &Options,
+    program: &Program,
+    live: &[BTreeSet<scope::BindingId>],
+    emitter: &Emitter<'_>,
+) -> String {
+    let mut shape = format!("tool {}\n", tool_name(function, options));
+    for site in &program.sites {
+        let keys: Vec<&str> = site
+            .questions
+            .iter()
+            .map(|(key, _, _)| key.as_str())
+            .collect();
+        let mut kept: Vec<&str> = live[site.resume]
+            .iter()
+            .map(|id| emitter.frame_names[id].as_str())
+            .collect();
+        kept.sort_unstable();
+        shape.push_str(&format!(
+            "resume {} asks {:?} keeps {:?}\n",
+            site.resume, keys, kept
+        ));
+    }
+    shape.push_str(&function.block.to_token_stream().to_string());
+    shape
+}
+
+fn tool_name(function: &ItemFn, options: &Options) -> String {
+    options.name.as_ref().map_or_else(
+        || {
+            function
+                .sig
+                .ident
+                .to_string()
+                .trim_start_matches("r#")
+                .to_owned()
+        },
+        |name| name.value(),
+    )
+}
+
+/// The kinds of question the body may ask, read from the request builders it calls.
+fn asks(program: &Program, krate: &Path) -> Vec<TokenStream> {
+    let mut kinds = Vec::new();
+    for (_, _, request) in program.sites.iter().flat_map(|site| &site.questions) {
+        let called = match request {
+            syn::Expr::Call(call) => match &*call.func {
+                syn::Expr::Path(path) => path
+                    .path
+                    .segments
+                    .last()
+                    .map(|segment| segment.ident.to_string()),
+                _ => None,
+            },
+            _ => None,
+        };
+        let kind = match called.as_deref() {
+            Some("form" | "choice") => quote!(FormElicitation),
+            Some("url") => quote!(UrlElicitation),
+            Some("sample") => quote!(Sampling {
+                tools: false,
+                context: false
+            }),
+            Some("roots") => quote!(Roots),
+            _ => continue,
+        };
+        let kind = quote!(#krate::__private::InputKind::#kind);
+        if !kinds
+            .iter()
+            .any(|seen: &TokenStream| seen.to_string() == kind.to_string())
+        {
+            kinds.push(kind);
+        }
+    }
+    kinds
+}
+
+fn descriptor(
+    function: &ItemFn,
+    signature: Option<&Signature<'_>>,
+    options: &Options,
+    asks: &[TokenStream],
+) -> TokenStream {
+    let krate = &options.krate;
+    let name = tool_name(function, options);
+    let schema = match signature.and_then(|signature| signature.args.as_ref()) {
+        Some(args) => {
+            let ty = args.ty;
+            quote!(#krate::__private::input_schema::<#ty>())
+        }
+        None => quote!(#krate::__private::no_arguments_schema()),
+    };
+    let description = options
+        .description
+        .as_ref()
+        .map(syn::LitStr::value)
+        .or_else(|| doc_text(&function.attrs));
+    let description =
+        description.map(|text| quote!(__mrtr_descriptor = __mrtr_descriptor.description(#text);));
+    let max_rounds = options
+        .max_rounds
+        .as_ref()
+        .map(|rounds| quote!(__mrtr_descriptor = __mrtr_descriptor.max_rounds(#rounds);));
+    let single_use = options.single_use;
+    quote! {
+        fn descriptor(&self) -> #krate::__private::ToolDescriptor {
+            let mut __mrtr_descriptor = #krate::__private::ToolDescriptor::new(#name, #schema)
+                .asks([#(#asks),*]);
+            #description
+            #max_rounds
+            __mrtr_descriptor.single_use = #single_use;
+            __mrtr_descriptor
+        }
+    }
+}
+
+/// The unit value, with doc comments and visibility of the function.
+fn unit_value(function: &ItemFn) -> TokenStream {
+    let (vis, ident) = (&function.vis, &function.sig.ident);
+    let docs = function
+        .attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident("doc"));
+    quote! {
+        #(#docs)*
+        #[allow(non_camel_case_types)]
+        #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default)]
+        #vis struct #ident;
+    }
+}
+
+fn expand_tool(
+    function: &ItemFn,
+    signature: &Signature<'_>,
+    options: &Options,
+    program: &Program,
+    body: TokenStream,
+    shape: &str,
+) -> TokenStream {
+    let krate = &options.krate;
+    let ident = signature.ident;
+    let output = signature.output;
+    let fingerprint = fingerprint::fingerprint(shape);
+    let context = signature
+        .context
+        .as_ref()
+        .and_then(|context| match context.pat {
+            syn::Pat::Ident(pat) => {
+                let (name, ty) = (&pat.ident, context.ty);
+                Some(quote!(let #name: #ty = __mrtr_cx;))
+            }
+            _ => None,
+        });
+    let descriptor = descriptor(function, Some(signature), options, &asks(program, krate));
+    let unit = unit_value(function);
+    let _ = signature.vis;
+    quote! {
+        #unit
+
+        #[automatically_derived]
+        #[allow(unused_mut, unused_variables, unused_assignments, unreachable_code, clippy::needless_return, clippy::diverging_sub_expression, clippy::let_unit_value, clippy::never_loop)]
+        impl #krate::__private::Machine for #ident {
+            fn fingerprint(&self) -> #krate::__private::Fingerprint {
+                #krate::__private::Fingerprint::from_bytes([#(#fingerprint),*])
+            }
+
+            fn step<'__mrtr_a>(&'__mrtr_a self, __mrtr_step: #krate::__private::Step<'__mrtr_a>)
+                -> #krate::__private::BoxFuture<'__mrtr_a, ::core::result::Result<#krate::__private::Outcome, #krate::__private::StepError>>
+            {
+                ::std::boxed::Box::pin(async move {
+                    use #krate::__private as __mrtr_private;
+                    let __mrtr_private::Step { arguments: __mrtr_arguments, cx: __mrtr_cx, pc: __mrtr_pc_in, frame: __mrtr_frame, answers: mut __mrtr_answers, .. } = __mrtr_step;
+                    let __mrtr_channel = __mrtr_private::Channel::default();
+                    let __mrtr_body = __mrtr_private::body::<#output>(async {
+                        #[allow(unused_imports)]
+                        use __mrtr_private::ask;
+                        macro_rules! __mrtr_try {
+                            ($result:expr) => {
+                                match $result {
+                                    ::core::result::Result::Ok(value) => value,
+                                    ::core::result::Result::Err(error) => match __mrtr_private::fail(&__mrtr_channel, error).await {},
+                                }
+                            };
+                        }
+                        #context
+                        #body
+                    });
+                    let __mrtr_ended = __mrtr_private::drive(__mrtr_body, &__mrtr_channel).await?;
+                    ::core::result::Result::Ok(__mrtr_private::finish_tool(__mrtr_ended))
+                })
+            }
+        }
+
+        #[automatically_derived]
+        impl #krate::__private::Tool for #ident {
+            #descriptor
+        }
+    }
+}
+
+/// After errors: the unit value and trait impls without a machine, so the rest of the crate
+/// (registering the tool, say) still compiles and only the real errors are shown.
+fn fallback(function: &ItemFn, options: &Options) -> TokenStream {
+    let krate = &options.krate;
+    let ident = &function.sig.ident;
+    let unit = unit_value(function);
+    let descriptor = descriptor(function, None, options, &[]);
+    quote! {
+        #unit
+
+        impl #krate::__private::Machine for #ident {
+            fn fingerprint(&self) -> #krate::__private::Fingerprint {
+                #krate::__private::Fingerprint::from_bytes([0; 16])
+            }
+
+            fn step<'__mrtr_a>(&'__mrtr_a self, _: #krate::__private::Step<'__mrtr_a>)
+                -> #krate::__private::BoxFuture<'__mrtr_a, ::core::result::Result<#krate::__private::Outcome, #krate::__private::StepError>>
+            {
+                ::core::unreachable!("this tool did not compile")
+            }
+        }
+
+        impl #krate::__private::Tool for #ident {
+            #descriptor
+        }
+    }
+}

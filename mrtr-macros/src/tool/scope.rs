@@ -1,0 +1,313 @@
+//! Which binding each name refers to, and which bindings a piece of code uses.
+//!
+//! The analysis is syntactic, so it over-approximates: an identifier inside another macro's
+//! tokens, or a `{name}` capture in a format string, counts as a use. It never misses a use,
+//! which is what matters: a missed use would drop a value the code needs after an ask.
+
+use std::collections::BTreeSet;
+
+use proc_macro2::{TokenStream, TokenTree};
+use syn::visit::{self, Visit};
+use syn::{Expr, ExprPath, Ident, Pat};
+
+pub(crate) type BindingId = usize;
+
+/// What kind of name a binding is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BindingKind {
+    /// A `let` binding or a pattern binding of the body.
+    Local,
+    /// `let x;` without a value.
+    Uninit,
+    /// A machine parameter, rebuilt from the request in every block that uses it.
+    Param,
+    /// A value the lowering introduces (the result of an `if` that asks, a `for` loop's state).
+    Synthetic,
+}
+
+/// One declared name.
+pub(crate) struct Binding {
+    pub(crate) ident: Ident,
+    pub(crate) mutable: bool,
+    pub(crate) kind: BindingKind,
+}
+
+/// The lexical scopes the lowering walks through, innermost last.
+#[derive(Default)]
+pub(crate) struct Scopes {
+    stack: Vec<Vec<(String, BindingId)>>,
+}
+
+impl Scopes {
+    pub(crate) fn push(&mut self) {
+        self.stack.push(Vec::new());
+    }
+
+    pub(crate) fn pop(&mut self) {
+        self.stack.pop();
+    }
+
+    pub(crate) fn declare(&mut self, name: String, id: BindingId) {
+        if self.stack.is_empty() {
+            self.push();
+        }
+        self.stack.last_mut().expect("a scope").push((name, id));
+    }
+
+    pub(crate) fn lookup(&self, name: &str) -> Option<BindingId> {
+        self.stack
+            .iter()
+            .rev()
+            .flat_map(|scope| scope.iter().rev())
+            .find(|(bound, _)| bound == name)
+            .map(|(_, id)| *id)
+    }
+}
+
+/// The names a pattern binds, with their mutability. Capitalised single names (`None`,
+/// `MAX`) are constants or unit variants, not bindings.
+pub(crate) fn pattern_bindings(pat: &Pat) -> Vec<(Ident, bool)> {
+    struct Collect(Vec<(Ident, bool)>);
+    impl<'ast> Visit<'ast> for Collect {
+        fn visit_pat_ident(&mut self, pat: &'ast syn::PatIdent) {
+            let name = pat.ident.to_string();
+            let capitalised = name
+                .trim_start_matches("r#")
+                .starts_with(|c: char| c.is_uppercase());
+            if !capitalised || pat.subpat.is_some() {
+                self.0.push((pat.ident.clone(), pat.mutability.is_some()));
+            }
+            if let Some((_, subpat)) = &pat.subpat {
+                self.visit_pat(subpat);
+            }
+        }
+        fn visit_pat_or(&mut self, pat: &'ast syn::PatOr) {
+            // Every alternative binds the same names.
+            if let Some(first) = pat.cases.first() {
+                self.visit_pat(first);
+            }
+        }
+        fn visit_expr(&mut self, _: &'ast Expr) {}
+    }
+    let mut collect = Collect(Vec::new());
+    collect.visit_pat(pat);
+    collect.0
+}
+
+/// The bindings of the lowering's scopes that a piece of code uses. Names the code binds
+/// itself (inner `let`s, closure parameters, match arms) shadow the outer ones.
+pub(crate) struct Uses<'s> {
+    scopes: &'s Scopes,
+    shadows: Vec<Vec<String>>,
+    pub(crate) found: BTreeSet<BindingId>,
+}
+
+impl<'s> Uses<'s> {
+    pub(crate) fn new(scopes: &'s Scopes) -> Self {
+        Self {
+            scopes,
+            shadows: Vec::new(),
+            found: BTreeSet::new(),
+        }
+    }
+
+    fn shadowed(&self, name: &str) -> bool {
+        self.shadows
+            .iter()
+            .any(|scope| scope.iter().any(|bound| bound == name))
+    }
+
+    fn name(&mut self, name: &str) {
+        if !self.shadowed(name) {
+            if let Some(id) = self.scopes.lookup(name) {
+                self.found.insert(id);
+            }
+        }
+    }
+
+    fn bind(&mut self, pat: &Pat) {
+        let names = pattern_bindings(pat)
+            .into_iter()
+            .map(|(ident, _)| ident.to_string());
+        match self.shadows.last_mut() {
+            Some(scope) => scope.extend(names),
+            None => self.shadows.push(names.collect()),
+        }
+    }
+
+    fn scoped(&mut self, f: impl FnOnce(&mut Self)) {
+        self.shadows.push(Vec::new());
+        f(self);
+        self.shadows.pop();
+    }
+
+    /// Identifiers and `{name}` captures in another macro's tokens.
+    pub(crate) fn tokens(&mut self, tokens: TokenStream) {
+        for token in tokens {
+            match token {
+                TokenTree::Ident(ident) => self.name(&ident.to_string()),
+                TokenTree::Group(group) => self.tokens(group.stream()),
+                TokenTree::Literal(literal) => {
+                    let text = literal.to_string();
+                    if text.starts_with('"') || text.starts_with('r') {
+                        for capture in format_captures(&text) {
+                            self.name(&capture);
+                        }
+                    }
+                }
+                TokenTree::Punct(_) => {}
+            }
+        }
+    }
+}
+
+/// `{name}` and `{name:..}` captures of a format string literal (as written, quotes included).
+fn format_captures(literal: &str) -> Vec<String> {
+    let mut captures = Vec::new();
+    let mut rest = literal;
+    while let Some(open) = rest.find('{') {
+        rest = &rest[open + 1..];
+        if let Some(stripped) = rest.strip_prefix('{') {
+            rest = stripped;
+            continue;
+        }
+        let end = rest.find(['}', ':']).unwrap_or(rest.len());
+        let name = rest[..end].trim();
+        if !name.is_empty()
+            && name.chars().all(|c| c.is_alphanumeric() || c == '_')
+            && !name.starts_with(|c: char| c.is_ascii_digit())
+        {
+            captures.push(name.to_owned());
+        }
+    }
+    captures
+}
+
+impl<'ast> Visit<'ast> for Uses<'_> {
+    fn visit_expr_path(&mut self, path: &'ast ExprPath) {
+        if path.qself.is_none()
+            && path.path.leading_colon.is_none()
+            && path.path.segments.len() == 1
+        {
+            let segment = &path.path.segments[0];
+            if segment.arguments.is_none() {
+                self.name(&segment.ident.to_string());
+            }
+        }
+        visit::visit_expr_path(self, path);
+    }
+
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        self.tokens(mac.tokens.clone());
+    }
+
+    fn visit_block(&mut self, block: &'ast syn::Block) {
+        self.scoped(|uses| visit::visit_block(uses, block));
+    }
+
+    fn visit_local(&mut self, local: &'ast syn::Local) {
+        if let Some(init) = &local.init {
+            self.visit_expr(&init.expr);
+            if let Some((_, diverge)) = &init.diverge {
+                self.visit_expr(diverge);
+            }
+        }
+        self.bind(&local.pat);
+    }
+
+    fn visit_expr_closure(&mut self, closure: &'ast syn::ExprClosure) {
+        self.scoped(|uses| {
+            for input in &closure.inputs {
+                uses.bind(input);
+            }
+            uses.visit_expr(&closure.body);
+        });
+    }
+
+    fn visit_arm(&mut self, arm: &'ast syn::Arm) {
+        self.scoped(|uses| {
+            uses.bind(&arm.pat);
+            if let Some((_, guard)) = &arm.guard {
+                uses.visit_expr(guard);
+            }
+            uses.visit_expr(&arm.body);
+        });
+    }
+
+    fn visit_expr_for_loop(&mut self, for_loop: &'ast syn::ExprForLoop) {
+        self.visit_expr(&for_loop.expr);
+        self.scoped(|uses| {
+            uses.bind(&for_loop.pat);
+            uses.visit_block(&for_loop.body);
+        });
+    }
+
+    fn visit_expr_if(&mut self, expr: &'ast syn::ExprIf) {
+        self.scoped(|uses| {
+            uses.visit_expr(&expr.cond);
+            uses.visit_block(&expr.then_branch);
+        });
+        if let Some((_, otherwise)) = &expr.else_branch {
+            self.visit_expr(otherwise);
+        }
+    }
+
+    fn visit_expr_while(&mut self, expr: &'ast syn::ExprWhile) {
+        self.scoped(|uses| {
+            uses.visit_expr(&expr.cond);
+            uses.visit_block(&expr.body);
+        });
+    }
+
+    fn visit_expr_let(&mut self, expr: &'ast syn::ExprLet) {
+        self.visit_expr(&expr.expr);
+        self.bind(&expr.pat);
+    }
+
+    // Nested items cannot see the body's locals.
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_format_captures() {
+        assert_eq!(format_captures("\"{a} {{b}} {c:>8} {0} {}\""), ["a", "c"]);
+    }
+
+    #[test]
+    fn inner_bindings_shadow_outer_ones() {
+        let mut scopes = Scopes::default();
+        for (id, name) in ["x", "y", "z"].into_iter().enumerate() {
+            scopes.declare(name.to_owned(), id);
+        }
+        let expr: Expr = syn::parse_quote!({
+            let y = 1;
+            items.iter().map(|x| x + y).count()
+                + match q {
+                    Some(z) => z,
+                    None => 0,
+                }
+                + println!("{x}")
+        });
+        let mut uses = Uses::new(&scopes);
+        uses.visit_expr(&expr);
+        assert_eq!(
+            uses.found,
+            BTreeSet::from([0]),
+            "only the format capture of x is an outer use"
+        );
+    }
+
+    #[test]
+    fn capitalised_names_are_not_bindings() {
+        let pat: Pat = syn::parse_quote!((Some(a), None, mut b, MAX, ref c @ Foo { d, .. }));
+        let names: Vec<String> = pattern_bindings(&pat)
+            .iter()
+            .map(|(ident, _)| ident.to_string())
+            .collect();
+        assert_eq!(names, ["a", "b", "c", "d"]);
+    }
+}
