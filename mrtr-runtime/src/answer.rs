@@ -1,12 +1,13 @@
 //! What an `ask!` evaluates to: typed answers decoded from validated client responses.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::form::Form;
 
-/// The user's answer to an elicitation.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// The user's answer to an elicitation. Serializable when `T` is, so it can be kept across a
+/// later `ask!` (derive `Serialize` and `Deserialize` on the form for that).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Answer<T> {
     /// The user submitted the form (or, for a URL, consented to open it).
     Accept(T),
@@ -18,7 +19,7 @@ pub enum Answer<T> {
 
 /// A declined or cancelled elicitation, as an error: `ask!(..).accepted()?` ends the tool with
 /// a tool error saying so.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
 pub enum NotAccepted {
     /// The user declined.
     #[error("the user declined the request")]
@@ -61,7 +62,7 @@ impl<T> Answer<T> {
 /// The client's reply to a sampling or roots request, which have no decline: a client that
 /// cannot or will not answer simply leaves the key out. After one re-ask, a missing reply
 /// resolves as [`Reply::Missing`].
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Reply<T> {
     /// The client answered.
     Answered(T),
@@ -80,7 +81,7 @@ impl<T> Reply<T> {
 }
 
 /// A message produced by the client's model (`CreateMessageResult`).
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SampledMessage {
     /// `user` or `assistant`.
@@ -115,7 +116,7 @@ fn one_or_many<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<
 }
 
 /// One of the client's roots.
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Root {
     /// A `file://` URI.
     pub uri: String,
@@ -127,6 +128,9 @@ pub struct Root {
 /// A type an answer decodes into. `answer` has already been validated against the request
 /// that was sent; `Value::Null` stands for a reply that resolved as missing.
 pub trait FromAnswer: Sized {
+    /// Whether the question may have no answer at all (a state-only round).
+    const OPTIONAL: bool = false;
+
     /// Decodes the validated answer.
     fn from_answer(answer: &Value) -> Result<Self, String>;
 }
@@ -191,6 +195,8 @@ impl FromAnswer for Reply<SampledMessage> {
 
 /// A state-only round answers nothing.
 impl FromAnswer for () {
+    const OPTIONAL: bool = true;
+
     fn from_answer(_: &Value) -> Result<Self, String> {
         Ok(())
     }

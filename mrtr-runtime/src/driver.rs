@@ -127,8 +127,9 @@ pub fn finish_resource<T: ResourceOutput, E: Display>(
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be kept in requestState across an `ask!`",
     label = "this value is used after an `ask!`, so it is kept in requestState",
-    note = "kept values must implement Serialize and DeserializeOwned, and cannot be references; \
-            create the value again after the ask, or reach it through the context (`cx.state()`)"
+    note = "kept values must implement Serialize and DeserializeOwned (derive them, forms and \
+            choices included) and cannot be references; or create the value again after the ask, \
+            or reach it through the context (`cx.state()`)"
 )]
 pub trait Kept: Serialize + DeserializeOwned {}
 

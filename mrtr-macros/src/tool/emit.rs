@@ -33,6 +33,16 @@ fn slot(id: BindingId) -> Ident {
     format_ident!("__mrtr_slot_{}", id, span = Span::mixed_site())
 }
 
+/// A span resolving like the generated code but pointing at `binding`, so that a kept value's
+/// errors are reported at the author's variable (once: keep and restore share the location).
+fn at_binding(binding: &Ident) -> (Span, Span) {
+    let location = binding.span();
+    (
+        Span::call_site().located_at(location),
+        Span::mixed_site().located_at(location),
+    )
+}
+
 fn machine_label() -> syn::Lifetime {
     syn::Lifetime::new("'__mrtr_machine", Span::mixed_site())
 }
@@ -84,7 +94,8 @@ impl Emitter<'_> {
             let pc = site.resume as u32;
             let restores = self.live[site.resume].iter().map(|id| {
                 let (slot, name) = (slot(*id), &self.frame_names[id]);
-                let span = self.program.bindings[*id].ident.span();
+                let (span, slot_span) = at_binding(&self.program.bindings[*id].ident);
+                let slot = Ident::new(&slot.to_string(), slot_span);
                 quote_spanned!(span=> #slot = __mrtr_try!(__mrtr_private::restore(&__mrtr_frame, #name));)
             });
             quote!(#pc => { #(#restores)* })
@@ -227,7 +238,8 @@ impl Emitter<'_> {
         // is reported at the author's variable.
         let keeps = self.live[data.resume].iter().map(|id| {
             let (slot, name) = (slot(*id), &self.frame_names[id]);
-            let span = self.program.bindings[*id].ident.span();
+            let (span, slot_span) = at_binding(&self.program.bindings[*id].ident);
+            let slot = Ident::new(&slot.to_string(), slot_span);
             quote_spanned!(span=> __mrtr_try!(__mrtr_private::keep(&mut __mrtr_frame_out, #name, &#slot));)
         });
         let asks = data

@@ -419,7 +419,8 @@ impl<'e> Lowerer<'e> {
                     }
                     questions.push((name, key.span(), question.request.clone()));
                 }
-                None if recheck => {}
+                // State-only: no key, but the request is still evaluated like any other.
+                None if recheck => questions.push((String::new(), call.questions[0].request.span(), question.request.clone())),
                 None => self.error(
                     &question.request,
                     "ask! needs a key: bind the answer with `let name = ask!(..)`, or name it with `ask!(name = ..)`",
