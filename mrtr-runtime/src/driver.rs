@@ -180,6 +180,12 @@ pub fn answer<A: FromAnswer>(
     answers.take(key)
 }
 
+/// Stands for an answer in the unlowered copy of a tool that failed to compile, so the rest of
+/// its body is type-checked with the right types. Never called.
+pub fn unlowered<A>(_: Ask<A>) -> A {
+    unreachable!("the unlowered copy of a tool is never run")
+}
+
 /// Parses the request's arguments into a tool's argument type.
 pub fn arguments<T: DeserializeOwned>(arguments: &Value) -> Result<T, StepError> {
     T::deserialize(arguments).map_err(|error| StepError::Arguments(error.to_string()))

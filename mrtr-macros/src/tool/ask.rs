@@ -41,16 +41,21 @@ pub(crate) fn is_ask(mac: &Macro) -> bool {
 }
 
 impl AskCall {
-    pub(crate) fn parse(mac: &Macro) -> syn::Result<Self> {
+    /// The questions as written, without checking that a batch has keys.
+    pub(crate) fn questions(mac: &Macro) -> syn::Result<Vec<Question>> {
         let questions: Punctuated<Question, Token![,]> =
             mac.parse_body_with(Punctuated::parse_terminated)?;
+        Ok(questions.into_iter().collect())
+    }
+
+    pub(crate) fn parse(mac: &Macro) -> syn::Result<Self> {
+        let questions = Self::questions(mac)?;
         if questions.is_empty() {
             return Err(syn::Error::new_spanned(
                 mac,
                 "ask! needs a question, e.g. `ask!(elicit::form::<Login>(\"..\"))`",
             ));
         }
-        let questions: Vec<Question> = questions.into_iter().collect();
         if questions.len() > 1 {
             if let Some(unkeyed) = questions.iter().find(|question| question.key.is_none()) {
                 return Err(syn::Error::new_spanned(

@@ -154,13 +154,21 @@ impl<'e> Lowerer<'e> {
             ident,
             mutable,
             kind,
+            borrowed: false,
         });
         id
     }
 
     fn declare(&mut self, pat: &Pat, kind: BindingKind) {
+        self.declare_borrowing(pat, kind, false);
+    }
+
+    fn declare_borrowing(&mut self, pat: &Pat, kind: BindingKind, borrowed: bool) {
+        let by_ref = ref_bindings(pat);
         for (ident, mutable) in pattern_bindings(pat) {
+            let borrowed = borrowed || by_ref.contains(&ident);
             let id = self.binding(ident, mutable, kind);
+            self.program.bindings[id].borrowed = borrowed;
             self.program.blocks[self.current].declared.insert(id);
         }
     }
@@ -287,6 +295,7 @@ impl<'e> Lowerer<'e> {
             self.declare(&local.pat, BindingKind::Uninit);
             return;
         };
+        let borrowed = is_borrow(local);
         if !contains_ask(&init.expr)
             && init
                 .diverge
@@ -295,7 +304,7 @@ impl<'e> Lowerer<'e> {
         {
             // Uses are those of the initializer; the pattern's names are declared after it.
             self.verbatim(&Stmt::Local(local.clone()));
-            self.declare(&local.pat, BindingKind::Local);
+            self.declare_borrowing(&local.pat, BindingKind::Local, borrowed);
             return;
         }
         if let Some((_, diverge)) = &init.diverge {
@@ -332,7 +341,7 @@ impl<'e> Lowerer<'e> {
         });
         let attrs = &local.attrs;
         self.code(quote!(#(#attrs)* let #pat = #value #diverge;));
-        self.declare(pat, BindingKind::Local);
+        self.declare_borrowing(pat, BindingKind::Local, borrowed);
     }
 
     /// An expression evaluated for its effect (a statement).
@@ -940,6 +949,33 @@ fn is_construct(expr: &Expr) -> bool {
         | Expr::Unsafe(_) => true,
         _ => false,
     }
+}
+
+/// Whether a `let` visibly binds a borrow: `let x: &T = ..` or `let x = &..`.
+fn is_borrow(local: &Local) -> bool {
+    let typed_as_reference =
+        matches!(&local.pat, Pat::Type(typed) if matches!(&*typed.ty, syn::Type::Reference(_)));
+    let takes_reference = local
+        .init
+        .as_ref()
+        .is_some_and(|init| matches!(&*init.expr, Expr::Reference(_)));
+    typed_as_reference || takes_reference
+}
+
+/// Names bound with `ref` in a pattern.
+fn ref_bindings(pat: &Pat) -> Vec<Ident> {
+    struct Refs(Vec<Ident>);
+    impl<'a> Visit<'a> for Refs {
+        fn visit_pat_ident(&mut self, pat: &'a syn::PatIdent) {
+            if pat.by_ref.is_some() {
+                self.0.push(pat.ident.clone());
+            }
+            syn::visit::visit_pat_ident(self, pat);
+        }
+    }
+    let mut refs = Refs(Vec::new());
+    refs.visit_pat(pat);
+    refs.0
 }
 
 /// The name a `let` gives an ask's answer: `let name = ..`, `let mut name: T = ..`.

@@ -16,6 +16,7 @@ use std::collections::BTreeSet;
 
 use proc_macro2::TokenStream;
 use quote::{ToTokens, quote};
+use syn::visit_mut::VisitMut;
 use syn::{ItemFn, Path};
 
 use crate::docs::doc_text;
@@ -44,9 +45,15 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         (Some(signature), true) => machine(&function, signature, &options, &mut errors),
         _ => None,
     };
-    let item = match (machine, &signature) {
-        (Some(machine), _) if errors.is_empty() => machine,
-        _ => fallback(&function, &options),
+    let item = match machine {
+        Some(machine) if errors.is_empty() => machine,
+        // On a method, a free-standing fallback would only add errors.
+        _ if function.sig.receiver().is_some() => TokenStream::new(),
+        _ => {
+            let unlowered = unlowered(&function, &options.krate);
+            let fallback = fallback(&function, &options);
+            quote!(#fallback #unlowered)
+        }
     };
     let compile_errors = errors.into_compile_errors();
     quote!(#item #compile_errors)
@@ -91,6 +98,19 @@ fn machine(
     for id in emit::uninitialized_kept(&lowered.program, &lowered.live) {
         let ident = &lowered.program.bindings[id].ident;
         errors.spanned(ident, format!("`{ident}` is declared without a value and used after an ask!; give it its value where it is declared (e.g. `let {ident} = if .. {{ .. }} else {{ .. }};`)"));
+    }
+    let kept: BTreeSet<_> = lowered
+        .program
+        .sites
+        .iter()
+        .flat_map(|site| lowered.live[site.resume].iter().copied())
+        .collect();
+    for id in kept {
+        let binding = &lowered.program.bindings[id];
+        if binding.borrowed {
+            let ident = &binding.ident;
+            errors.spanned(ident, format!("`{ident}` is a borrow used after an ask!, and a borrow cannot be kept in requestState; keep an owned value instead (e.g. `.to_owned()`), or borrow again after the ask"));
+        }
     }
     if !errors.is_empty() {
         return None;
@@ -325,6 +345,61 @@ fn expand_tool(
         impl #krate::__private::Tool for #ident {
             #descriptor
         }
+    }
+}
+
+/// After errors in the body: the author's function under another name, with each `ask!`
+/// replaced by a placeholder of its answer's type, so the rest of the body is still checked
+/// and its imports are still used.
+fn unlowered(function: &ItemFn, krate: &Path) -> TokenStream {
+    struct Placeholders<'a>(&'a Path);
+    impl syn::visit_mut::VisitMut for Placeholders<'_> {
+        fn visit_expr_mut(&mut self, expr: &mut syn::Expr) {
+            if let syn::Expr::Macro(mac) = expr {
+                if ask::is_ask(&mac.mac) {
+                    *expr = syn::Expr::Verbatim(self.placeholder(&mac.mac));
+                    return;
+                }
+            }
+            syn::visit_mut::visit_expr_mut(self, expr);
+        }
+        fn visit_stmt_mut(&mut self, stmt: &mut syn::Stmt) {
+            if let syn::Stmt::Macro(mac) = stmt {
+                if ask::is_ask(&mac.mac) {
+                    let placeholder = self.placeholder(&mac.mac);
+                    *stmt = syn::parse_quote!(#placeholder;);
+                    return;
+                }
+            }
+            syn::visit_mut::visit_stmt_mut(self, stmt);
+        }
+    }
+    impl Placeholders<'_> {
+        fn placeholder(&self, mac: &syn::Macro) -> TokenStream {
+            let krate = self.0;
+            match ask::AskCall::questions(mac) {
+                Ok(questions) => {
+                    let answers = questions.iter().map(|question| {
+                        let request = &question.request;
+                        quote!(#krate::__private::unlowered(#request))
+                    });
+                    if questions.len() == 1 {
+                        quote!(#(#answers)*)
+                    } else {
+                        quote!((#(#answers),*))
+                    }
+                }
+                Err(_) => quote!(::core::unreachable!()),
+            }
+        }
+    }
+    let mut function = function.clone();
+    function.sig.ident = quote::format_ident!("__mrtr_unlowered_{}", function.sig.ident);
+    Placeholders(krate).visit_block_mut(&mut function.block);
+    function.attrs.retain(|attr| !attr.path().is_ident("doc"));
+    quote! {
+        #[allow(dead_code, unused, unreachable_code, clippy::all)]
+        #function
     }
 }
 

@@ -30,6 +30,8 @@ pub(crate) struct Binding {
     pub(crate) ident: Ident,
     pub(crate) mutable: bool,
     pub(crate) kind: BindingKind,
+    /// Visibly a borrow: `let x: &T = ..`, `let x = &..`, `ref x`.
+    pub(crate) borrowed: bool,
 }
 
 /// The lexical scopes the lowering walks through, innermost last.

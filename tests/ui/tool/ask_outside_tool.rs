@@ -1,0 +1,5 @@
+use mrtr::ask;
+
+fn main() {
+    let _name = ask!(name = 1);
+}
