@@ -265,9 +265,12 @@ impl<'e> Lowerer<'e> {
                 self.program.blocks[self.current].declared.insert(value);
                 self.code(quote!(let #ident = ();));
             }
-            // Falls through only if the author's body produced no value: `return;` keeps the
-            // type error rustc would have given.
-            (None, Dest::Return) => self.code(quote!(return;)),
+            // A body that ends without a value: `return;` keeps the type error rustc would
+            // have given, unless the last statement visibly diverges.
+            (None, Dest::Return) if !body.last().is_some_and(diverges) => {
+                self.code(quote!(return;))
+            }
+            (None, Dest::Return) => {}
         }
     }
 
@@ -631,7 +634,12 @@ impl<'e> Lowerer<'e> {
         self.jump(head);
         self.loops.pop();
         self.switch_to(exit);
-        if let Dest::Return = dest {
+        let reachable = self
+            .program
+            .blocks
+            .iter()
+            .any(|block| block.successors.contains(&exit));
+        if reachable && matches!(dest, Dest::Return) {
             // Only a `break` without a value gets here: the loop's value is `()`.
             self.code(quote!(return;));
         }
@@ -947,6 +955,42 @@ fn is_construct(expr: &Expr) -> bool {
         | Expr::ForLoop(_)
         | Expr::Block(_)
         | Expr::Unsafe(_) => true,
+        _ => false,
+    }
+}
+
+/// Whether a statement visibly never completes (`return`, `break`, `continue`, `loop` without
+/// `break`, `panic!`-like macros).
+fn diverges(stmt: &Stmt) -> bool {
+    let expr = match stmt {
+        Stmt::Expr(expr, _) => expr,
+        Stmt::Macro(mac) => {
+            return mac.mac.path.segments.last().is_some_and(|segment| {
+                ["panic", "unreachable", "todo", "unimplemented"]
+                    .contains(&segment.ident.to_string().as_str())
+            });
+        }
+        _ => return false,
+    };
+    match expr {
+        Expr::Return(_) | Expr::Break(_) | Expr::Continue(_) => true,
+        Expr::Loop(expr_loop) => {
+            struct Breaks(bool);
+            impl<'a> Visit<'a> for Breaks {
+                fn visit_expr_break(&mut self, _: &'a syn::ExprBreak) {
+                    self.0 = true;
+                }
+                fn visit_expr_closure(&mut self, _: &'a syn::ExprClosure) {}
+            }
+            let mut breaks = Breaks(false);
+            breaks.visit_block(&expr_loop.body);
+            !breaks.0
+        }
+        Expr::Macro(mac) => diverges(&Stmt::Macro(syn::StmtMacro {
+            attrs: Vec::new(),
+            mac: mac.mac.clone(),
+            semi_token: None,
+        })),
         _ => false,
     }
 }
