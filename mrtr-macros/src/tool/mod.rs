@@ -11,6 +11,8 @@ mod options;
 mod placement;
 mod scope;
 mod signature;
+#[cfg(test)]
+mod snapshots;
 
 use std::collections::BTreeSet;
 

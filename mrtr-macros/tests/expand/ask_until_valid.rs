@@ -1,0 +1,188 @@
+#[allow(non_camel_case_types)]
+#[derive(
+    ::core::clone::Clone,
+    ::core::marker::Copy,
+    ::core::fmt::Debug,
+    ::core::default::Default
+)]
+struct pick_even;
+#[automatically_derived]
+#[allow(
+    unused_mut,
+    unused_variables,
+    unused_assignments,
+    unreachable_code,
+    clippy::needless_return,
+    clippy::diverging_sub_expression,
+    clippy::let_unit_value,
+    clippy::never_loop
+)]
+impl ::mrtr::__private::Machine for pick_even {
+    fn fingerprint(&self) -> ::mrtr::__private::Fingerprint {
+        ::mrtr::__private::Fingerprint::from_bytes([
+            122u8, 104u8, 172u8, 173u8, 221u8, 97u8, 97u8, 165u8, 178u8, 243u8, 206u8,
+            132u8, 91u8, 147u8, 41u8, 106u8,
+        ])
+    }
+    fn step<'__mrtr_a>(
+        &'__mrtr_a self,
+        __mrtr_step: ::mrtr::__private::Step<'__mrtr_a>,
+    ) -> ::mrtr::__private::BoxFuture<
+        '__mrtr_a,
+        ::core::result::Result<::mrtr::__private::Outcome, ::mrtr::__private::StepError>,
+    > {
+        ::std::boxed::Box::pin(async move {
+            use ::mrtr::__private as __mrtr_private;
+            let __mrtr_private::Step {
+                arguments: __mrtr_arguments,
+                cx: __mrtr_cx,
+                pc: __mrtr_pc_in,
+                frame: __mrtr_frame,
+                answers: mut __mrtr_answers,
+                ..
+            } = __mrtr_step;
+            let __mrtr_channel = __mrtr_private::Channel::default();
+            let __mrtr_body = __mrtr_private::body::<
+                Result<String, ToolError>,
+            >(async {
+                #[allow(unused_imports)]
+                use __mrtr_private::ask;
+                macro_rules! __mrtr_try {
+                    ($result:expr) => {
+                        match $result { ::core::result::Result::Ok(value) => value,
+                        ::core::result::Result::Err(error) => match
+                        __mrtr_private::fail(& __mrtr_channel, error). await {}, }
+                    };
+                }
+                let mut __mrtr_slot_0 = ::core::option::Option::None;
+                let mut __mrtr_slot_1 = ::core::option::Option::None;
+                let mut __mrtr_witness_0_0 = ::core::option::Option::None;
+                let mut __mrtr_pc: u32 = __mrtr_pc_in;
+                match __mrtr_pc {
+                    0 => {}
+                    3u32 => {
+                        __mrtr_slot_0 = __mrtr_try!(
+                            __mrtr_private::restore(& __mrtr_frame, "tries")
+                        );
+                    }
+                    _ => {
+                        let __mrtr_error = __mrtr_private::StepError::Frame(
+                            ::std::format!("no resume point {}", __mrtr_pc),
+                        );
+                        match __mrtr_private::fail(&__mrtr_channel, __mrtr_error).await {}
+                    }
+                }
+                '__mrtr_machine: loop {
+                    match __mrtr_pc {
+                        0u32 => {
+                            let mut tries = 0;
+                            {
+                                __mrtr_slot_0 = ::core::option::Option::Some(tries);
+                                __mrtr_pc = 1u32;
+                                continue '__mrtr_machine;
+                            }
+                        }
+                        1u32 => {
+                            let mut tries = __mrtr_try!(
+                                __mrtr_private::unslot(& mut __mrtr_slot_0, "tries")
+                            );
+                            tries += 1;
+                            {
+                                let __mrtr_question_0 = elicit::form::<
+                                    Number,
+                                >("An even number?");
+                                __mrtr_witness_0_0 = ::core::option::Option::Some(
+                                    __mrtr_private::answer_type(&__mrtr_question_0),
+                                );
+                                __mrtr_slot_0 = ::core::option::Option::Some(tries);
+                                let mut __mrtr_frame_out = __mrtr_private::Map::new();
+                                __mrtr_try!(
+                                    __mrtr_private::keep(& mut __mrtr_frame_out, "tries", &
+                                    __mrtr_slot_0)
+                                );
+                                let __mrtr_suspension = __mrtr_private::Suspension::new(
+                                        3u32,
+                                        __mrtr_private::Value::Object(__mrtr_frame_out),
+                                    )
+                                    .ask("number", __mrtr_question_0);
+                                match __mrtr_private::suspend(
+                                        &__mrtr_channel,
+                                        __mrtr_suspension,
+                                    )
+                                    .await
+                                {}
+                            }
+                        }
+                        3u32 => {
+                            let number = __mrtr_try!(
+                                __mrtr_private::answer(& mut __mrtr_answers, "number", &
+                                __mrtr_witness_0_0)
+                            );
+                            let Answer::Accept(number) = number else {
+                                {
+                                    {
+                                        __mrtr_pc = 1u32;
+                                        continue '__mrtr_machine;
+                                    }
+                                }
+                            };
+                            if number.value % 2 == 0 {
+                                {
+                                    let __mrtr_value_1 = number.value;
+                                    {
+                                        {
+                                            __mrtr_slot_1 = ::core::option::Option::Some(
+                                                __mrtr_value_1,
+                                            );
+                                            __mrtr_pc = 2u32;
+                                            continue '__mrtr_machine;
+                                        }
+                                    }
+                                };
+                            }
+                            {
+                                __mrtr_pc = 1u32;
+                                continue '__mrtr_machine;
+                            }
+                        }
+                        2u32 => {
+                            let mut tries = __mrtr_try!(
+                                __mrtr_private::unslot(& mut __mrtr_slot_0, "tries")
+                            );
+                            let __mrtr_value_1 = __mrtr_try!(
+                                __mrtr_private::unslot(& mut __mrtr_slot_1,
+                                "__mrtr_value_1")
+                            );
+                            let even = __mrtr_value_1;
+                            return Ok(format!("{even} after {tries} tries"));
+                        }
+                        _ => {
+                            let __mrtr_error = __mrtr_private::StepError::Internal(
+                                ::std::format!("no block {}", __mrtr_pc),
+                            );
+                            match __mrtr_private::fail(&__mrtr_channel, __mrtr_error)
+                                .await
+                            {}
+                        }
+                    }
+                }
+            });
+            let __mrtr_ended = __mrtr_private::drive(__mrtr_body, &__mrtr_channel)
+                .await?;
+            ::core::result::Result::Ok(__mrtr_private::finish_tool(__mrtr_ended))
+        })
+    }
+}
+#[automatically_derived]
+impl ::mrtr::__private::Tool for pick_even {
+    fn descriptor(&self) -> ::mrtr::__private::ToolDescriptor {
+        let mut __mrtr_descriptor = ::mrtr::__private::ToolDescriptor::new(
+                "pick_even",
+                ::mrtr::__private::no_arguments_schema(),
+            )
+            .asks([::mrtr::__private::InputKind::FormElicitation]);
+        __mrtr_descriptor = __mrtr_descriptor.max_rounds(5);
+        __mrtr_descriptor.single_use = false;
+        __mrtr_descriptor
+    }
+}

@@ -1,0 +1,223 @@
+#[allow(non_camel_case_types)]
+#[derive(
+    ::core::clone::Clone,
+    ::core::marker::Copy,
+    ::core::fmt::Debug,
+    ::core::default::Default
+)]
+struct order;
+#[automatically_derived]
+#[allow(
+    unused_mut,
+    unused_variables,
+    unused_assignments,
+    unreachable_code,
+    clippy::needless_return,
+    clippy::diverging_sub_expression,
+    clippy::let_unit_value,
+    clippy::never_loop
+)]
+impl ::mrtr::__private::Machine for order {
+    fn fingerprint(&self) -> ::mrtr::__private::Fingerprint {
+        ::mrtr::__private::Fingerprint::from_bytes([
+            110u8, 223u8, 28u8, 180u8, 53u8, 164u8, 121u8, 57u8, 127u8, 134u8, 73u8,
+            74u8, 47u8, 60u8, 136u8, 56u8,
+        ])
+    }
+    fn step<'__mrtr_a>(
+        &'__mrtr_a self,
+        __mrtr_step: ::mrtr::__private::Step<'__mrtr_a>,
+    ) -> ::mrtr::__private::BoxFuture<
+        '__mrtr_a,
+        ::core::result::Result<::mrtr::__private::Outcome, ::mrtr::__private::StepError>,
+    > {
+        ::std::boxed::Box::pin(async move {
+            use ::mrtr::__private as __mrtr_private;
+            let __mrtr_private::Step {
+                arguments: __mrtr_arguments,
+                cx: __mrtr_cx,
+                pc: __mrtr_pc_in,
+                frame: __mrtr_frame,
+                answers: mut __mrtr_answers,
+                ..
+            } = __mrtr_step;
+            let __mrtr_channel = __mrtr_private::Channel::default();
+            let __mrtr_body = __mrtr_private::body::<
+                Result<String, ToolError>,
+            >(async {
+                #[allow(unused_imports)]
+                use __mrtr_private::ask;
+                macro_rules! __mrtr_try {
+                    ($result:expr) => {
+                        match $result { ::core::result::Result::Ok(value) => value,
+                        ::core::result::Result::Err(error) => match
+                        __mrtr_private::fail(& __mrtr_channel, error). await {}, }
+                    };
+                }
+                let mut __mrtr_slot_1 = ::core::option::Option::None;
+                let mut __mrtr_slot_2 = ::core::option::Option::None;
+                let mut __mrtr_slot_3 = ::core::option::Option::None;
+                let mut __mrtr_witness_0_0 = ::core::option::Option::None;
+                let mut __mrtr_witness_0_1 = ::core::option::Option::None;
+                let mut __mrtr_pc: u32 = __mrtr_pc_in;
+                match __mrtr_pc {
+                    0 => {}
+                    4u32 => {
+                        __mrtr_slot_1 = __mrtr_try!(
+                            __mrtr_private::restore(& __mrtr_frame, "lines")
+                        );
+                        __mrtr_slot_2 = __mrtr_try!(
+                            __mrtr_private::restore(& __mrtr_frame, "__mrtr_iter_1")
+                        );
+                        __mrtr_slot_3 = __mrtr_try!(
+                            __mrtr_private::restore(& __mrtr_frame, "item")
+                        );
+                    }
+                    _ => {
+                        let __mrtr_error = __mrtr_private::StepError::Frame(
+                            ::std::format!("no resume point {}", __mrtr_pc),
+                        );
+                        match __mrtr_private::fail(&__mrtr_channel, __mrtr_error).await {}
+                    }
+                }
+                '__mrtr_machine: loop {
+                    match __mrtr_pc {
+                        0u32 => {
+                            let args: OrderArgs = __mrtr_try!(
+                                __mrtr_private::arguments(__mrtr_arguments)
+                            );
+                            let mut lines = Vec::new();
+                            let mut __mrtr_iter_1 = __mrtr_private::ForState::new(
+                                args.items,
+                            );
+                            {
+                                __mrtr_slot_1 = ::core::option::Option::Some(lines);
+                                __mrtr_slot_2 = ::core::option::Option::Some(__mrtr_iter_1);
+                                __mrtr_pc = 1u32;
+                                continue '__mrtr_machine;
+                            }
+                        }
+                        1u32 => {
+                            let mut __mrtr_iter_1 = __mrtr_try!(
+                                __mrtr_private::unslot(& mut __mrtr_slot_2, "__mrtr_iter_1")
+                            );
+                            match __mrtr_iter_1.next() {
+                                ::core::option::Option::Some(item) => {
+                                    let __mrtr_question_0 = elicit::form::<
+                                        Size,
+                                    >(format!("Size of {item}?"));
+                                    let __mrtr_question_1 = elicit::form::<Extra>("Extra?");
+                                    __mrtr_witness_0_0 = ::core::option::Option::Some(
+                                        __mrtr_private::answer_type(&__mrtr_question_0),
+                                    );
+                                    __mrtr_witness_0_1 = ::core::option::Option::Some(
+                                        __mrtr_private::answer_type(&__mrtr_question_1),
+                                    );
+                                    __mrtr_slot_2 = ::core::option::Option::Some(__mrtr_iter_1);
+                                    __mrtr_slot_3 = ::core::option::Option::Some(item);
+                                    let mut __mrtr_frame_out = __mrtr_private::Map::new();
+                                    __mrtr_try!(
+                                        __mrtr_private::keep(& mut __mrtr_frame_out, "lines", &
+                                        __mrtr_slot_1)
+                                    );
+                                    __mrtr_try!(
+                                        __mrtr_private::keep(& mut __mrtr_frame_out,
+                                        "__mrtr_iter_1", & __mrtr_slot_2)
+                                    );
+                                    __mrtr_try!(
+                                        __mrtr_private::keep(& mut __mrtr_frame_out, "item", &
+                                        __mrtr_slot_3)
+                                    );
+                                    let __mrtr_suspension = __mrtr_private::Suspension::new(
+                                            4u32,
+                                            __mrtr_private::Value::Object(__mrtr_frame_out),
+                                        )
+                                        .ask("size", __mrtr_question_0)
+                                        .ask("extra", __mrtr_question_1);
+                                    match __mrtr_private::suspend(
+                                            &__mrtr_channel,
+                                            __mrtr_suspension,
+                                        )
+                                        .await
+                                    {}
+                                }
+                                ::core::option::Option::None => {
+                                    {
+                                        {
+                                            {
+                                                __mrtr_pc = 2u32;
+                                                continue '__mrtr_machine;
+                                            }
+                                        }
+                                    };
+                                    {
+                                        __mrtr_slot_2 = ::core::option::Option::Some(__mrtr_iter_1);
+                                        __mrtr_pc = 3u32;
+                                        continue '__mrtr_machine;
+                                    }
+                                }
+                            }
+                        }
+                        4u32 => {
+                            let mut lines = __mrtr_try!(
+                                __mrtr_private::unslot(& mut __mrtr_slot_1, "lines")
+                            );
+                            let item = __mrtr_try!(
+                                __mrtr_private::unslot(& mut __mrtr_slot_3, "item")
+                            );
+                            let (size, extra) = (
+                                __mrtr_try!(
+                                    __mrtr_private::answer(& mut __mrtr_answers, "size", &
+                                    __mrtr_witness_0_0)
+                                ),
+                                __mrtr_try!(
+                                    __mrtr_private::answer(& mut __mrtr_answers, "extra", &
+                                    __mrtr_witness_0_1)
+                                ),
+                            );
+                            lines.push(format!("{item}: {:?} {:?}", size, extra));
+                            {
+                                __mrtr_slot_1 = ::core::option::Option::Some(lines);
+                                __mrtr_pc = 3u32;
+                                continue '__mrtr_machine;
+                            }
+                        }
+                        3u32 => {
+                            __mrtr_pc = 1u32;
+                            continue '__mrtr_machine;
+                        }
+                        2u32 => {
+                            let mut lines = __mrtr_try!(
+                                __mrtr_private::unslot(& mut __mrtr_slot_1, "lines")
+                            );
+                            return Ok(lines.join("\n"));
+                        }
+                        _ => {
+                            let __mrtr_error = __mrtr_private::StepError::Internal(
+                                ::std::format!("no block {}", __mrtr_pc),
+                            );
+                            match __mrtr_private::fail(&__mrtr_channel, __mrtr_error)
+                                .await
+                            {}
+                        }
+                    }
+                }
+            });
+            let __mrtr_ended = __mrtr_private::drive(__mrtr_body, &__mrtr_channel)
+                .await?;
+            ::core::result::Result::Ok(__mrtr_private::finish_tool(__mrtr_ended))
+        })
+    }
+}
+#[automatically_derived]
+impl ::mrtr::__private::Tool for order {
+    fn descriptor(&self) -> ::mrtr::__private::ToolDescriptor {
+        let mut __mrtr_descriptor = ::mrtr::__private::ToolDescriptor::new(
+                "order",
+                ::mrtr::__private::input_schema::<OrderArgs>(),
+            )
+            .asks([::mrtr::__private::InputKind::FormElicitation]);
+        __mrtr_descriptor.single_use = false;
+        __mrtr_descriptor
+    }
+}

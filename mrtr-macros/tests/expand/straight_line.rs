@@ -1,0 +1,162 @@
+/// Current weather for a location.
+#[allow(non_camel_case_types)]
+#[derive(
+    ::core::clone::Clone,
+    ::core::marker::Copy,
+    ::core::fmt::Debug,
+    ::core::default::Default
+)]
+struct get_weather;
+#[automatically_derived]
+#[allow(
+    unused_mut,
+    unused_variables,
+    unused_assignments,
+    unreachable_code,
+    clippy::needless_return,
+    clippy::diverging_sub_expression,
+    clippy::let_unit_value,
+    clippy::never_loop
+)]
+impl ::mrtr::__private::Machine for get_weather {
+    fn fingerprint(&self) -> ::mrtr::__private::Fingerprint {
+        ::mrtr::__private::Fingerprint::from_bytes([
+            232u8, 245u8, 248u8, 212u8, 93u8, 100u8, 187u8, 168u8, 3u8, 15u8, 36u8, 65u8,
+            126u8, 196u8, 71u8, 9u8,
+        ])
+    }
+    fn step<'__mrtr_a>(
+        &'__mrtr_a self,
+        __mrtr_step: ::mrtr::__private::Step<'__mrtr_a>,
+    ) -> ::mrtr::__private::BoxFuture<
+        '__mrtr_a,
+        ::core::result::Result<::mrtr::__private::Outcome, ::mrtr::__private::StepError>,
+    > {
+        ::std::boxed::Box::pin(async move {
+            use ::mrtr::__private as __mrtr_private;
+            let __mrtr_private::Step {
+                arguments: __mrtr_arguments,
+                cx: __mrtr_cx,
+                pc: __mrtr_pc_in,
+                frame: __mrtr_frame,
+                answers: mut __mrtr_answers,
+                ..
+            } = __mrtr_step;
+            let __mrtr_channel = __mrtr_private::Channel::default();
+            let __mrtr_body = __mrtr_private::body::<
+                Result<String, ToolError>,
+            >(async {
+                #[allow(unused_imports)]
+                use __mrtr_private::ask;
+                macro_rules! __mrtr_try {
+                    ($result:expr) => {
+                        match $result { ::core::result::Result::Ok(value) => value,
+                        ::core::result::Result::Err(error) => match
+                        __mrtr_private::fail(& __mrtr_channel, error). await {}, }
+                    };
+                }
+                let cx: &Context = __mrtr_cx;
+                let mut __mrtr_slot_1 = ::core::option::Option::None;
+                let mut __mrtr_witness_0_0 = ::core::option::Option::None;
+                let mut __mrtr_pc: u32 = __mrtr_pc_in;
+                match __mrtr_pc {
+                    0 => {}
+                    1u32 => {
+                        __mrtr_slot_1 = __mrtr_try!(
+                            __mrtr_private::restore(& __mrtr_frame, "forecast")
+                        );
+                    }
+                    _ => {
+                        let __mrtr_error = __mrtr_private::StepError::Frame(
+                            ::std::format!("no resume point {}", __mrtr_pc),
+                        );
+                        match __mrtr_private::fail(&__mrtr_channel, __mrtr_error).await {}
+                    }
+                }
+                '__mrtr_machine: loop {
+                    match __mrtr_pc {
+                        0u32 => {
+                            let args: WeatherArgs = __mrtr_try!(
+                                __mrtr_private::arguments(__mrtr_arguments)
+                            );
+                            let forecast = cx
+                                .state::<Forecasts>()
+                                .today(&args.location)
+                                .await?;
+                            {
+                                let __mrtr_question_0 = elicit::form::<
+                                    Login,
+                                >("Please provide your GitHub username");
+                                __mrtr_witness_0_0 = ::core::option::Option::Some(
+                                    __mrtr_private::answer_type(&__mrtr_question_0),
+                                );
+                                __mrtr_slot_1 = ::core::option::Option::Some(forecast);
+                                let mut __mrtr_frame_out = __mrtr_private::Map::new();
+                                __mrtr_try!(
+                                    __mrtr_private::keep(& mut __mrtr_frame_out, "forecast", &
+                                    __mrtr_slot_1)
+                                );
+                                let __mrtr_suspension = __mrtr_private::Suspension::new(
+                                        1u32,
+                                        __mrtr_private::Value::Object(__mrtr_frame_out),
+                                    )
+                                    .ask("github_login", __mrtr_question_0);
+                                match __mrtr_private::suspend(
+                                        &__mrtr_channel,
+                                        __mrtr_suspension,
+                                    )
+                                    .await
+                                {}
+                            }
+                        }
+                        1u32 => {
+                            let args: WeatherArgs = __mrtr_try!(
+                                __mrtr_private::arguments(__mrtr_arguments)
+                            );
+                            let forecast = __mrtr_try!(
+                                __mrtr_private::unslot(& mut __mrtr_slot_1, "forecast")
+                            );
+                            let github_login = __mrtr_try!(
+                                __mrtr_private::answer(& mut __mrtr_answers, "github_login",
+                                & __mrtr_witness_0_0)
+                            );
+                            let Answer::Accept(login) = github_login else {
+                                return Ok("No login given, nothing personalised.".into());
+                            };
+                            return Ok(
+                                format!(
+                                    "{}: {forecast} (for {})", args.location, login.name
+                                ),
+                            );
+                        }
+                        _ => {
+                            let __mrtr_error = __mrtr_private::StepError::Internal(
+                                ::std::format!("no block {}", __mrtr_pc),
+                            );
+                            match __mrtr_private::fail(&__mrtr_channel, __mrtr_error)
+                                .await
+                            {}
+                        }
+                    }
+                }
+            });
+            let __mrtr_ended = __mrtr_private::drive(__mrtr_body, &__mrtr_channel)
+                .await?;
+            ::core::result::Result::Ok(__mrtr_private::finish_tool(__mrtr_ended))
+        })
+    }
+}
+#[automatically_derived]
+impl ::mrtr::__private::Tool for get_weather {
+    fn descriptor(&self) -> ::mrtr::__private::ToolDescriptor {
+        let mut __mrtr_descriptor = ::mrtr::__private::ToolDescriptor::new(
+                "get_weather",
+                ::mrtr::__private::input_schema::<WeatherArgs>(),
+            )
+            .asks([::mrtr::__private::InputKind::FormElicitation]);
+        __mrtr_descriptor = __mrtr_descriptor
+            .description("Current weather for a location.");
+        __mrtr_descriptor.single_use = false;
+        __mrtr_descriptor
+    }
+}
