@@ -47,8 +47,47 @@
 //! `Choice` enum (single-select), `Vec` of a `Choice` enum (multi-select, `min_items`,
 //! `max_items`), and `Option` of any of these (not required). Every field takes `rename`,
 //! `title`, `description` (default: the doc comment) and `default`.
+//!
+//! ## Tools
+//!
+//! [`macro@tool`] turns an `async fn` with `ask!` points into a resumable machine; see the
+//! crate README for the rules (what runs once, what is kept, what is rejected at compile time).
+//!
+//! ```
+//! use mrtr::{Form, ToolError, elicit};
+//!
+//! #[derive(Form)]
+//! struct Confirm {
+//!     /// Really delete?
+//!     sure: bool,
+//! }
+//!
+//! /// Deletes everything, after asking.
+//! #[mrtr::tool]
+//! async fn delete_all() -> Result<String, ToolError> {
+//!     let confirm = ask!(elicit::form::<Confirm>("This deletes everything."));
+//!     if confirm.accepted()?.sure {
+//!         return Ok("deleted".into());
+//!     }
+//!     Ok("kept".into())
+//! }
+//!
+//! let server = mrtr::Server::builder("demo", "1.0.0").tool(delete_all).build().unwrap();
+//! # let _ = server;
+//! ```
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-pub use mrtr_macros::{Choice, Form, tool};
+/// Turns an `async fn` with `ask!` points into a multi-round MCP tool: a unit value of the
+/// same name implementing [`Machine`] and [`Tool`].
+///
+/// Options: `name = ".."` (default: the function's name), `description = ".."` (default: the
+/// doc comment), `max_rounds = N` (default: the server's, 10), `single_use`, and
+/// `crate = "path"` when `mrtr` is renamed.
+///
+/// The function is `async`, returns `Result<T, E>` (`T` a [`ToolOutput`], `E: Display`), and
+/// takes at most one argument parameter (`Deserialize + JsonSchema`) and an optional
+/// `&Context`.
+pub use mrtr_macros::tool;
+pub use mrtr_macros::{Choice, Form};
 pub use mrtr_runtime::*;
