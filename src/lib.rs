@@ -89,5 +89,26 @@
 /// takes at most one argument parameter (`Deserialize + JsonSchema`) and an optional
 /// `&Context`.
 pub use mrtr_macros::tool;
+
+/// Turns an `async fn` with `ask!` points into a multi-round MCP prompt (`prompts/get`), with
+/// the same rules as [`macro@tool`].
+///
+/// The argument parameter, if any, is a struct of `String` (required) and `Option<String>`
+/// (optional) fields deriving `Deserialize` and `JsonSchema`: its properties are the prompt's
+/// arguments in `prompts/list`. The function returns `Result<T, E>` with `T` a
+/// [`PromptOutput`] (a `String`, a [`PromptMessage`] or a `Vec` of them). Options: `name`,
+/// `description`, `max_rounds`, `crate`.
+pub use mrtr_macros::prompt;
+
+/// Turns an `async fn` with `ask!` points into a resource template whose `resources/read` may
+/// ask, with the same rules as [`macro@tool`].
+///
+/// `#[mrtr::resource(uri = "notes://{owner}/{id}")]`: the argument parameter, if any, is a
+/// struct with one `String` field per template variable. The function returns `Result<T, E>`
+/// with `T` a [`ResourceOutput`]. Options: `uri` (required), `name`, `description`,
+/// `mime_type`, `ttl_ms` and `cache_scope` (`"public"` or `"private"`: the cache hint of a read
+/// that carried no retry fields; a read that did always gets `ttlMs: 0`, `private`),
+/// `max_rounds`, `crate`.
+pub use mrtr_macros::resource;
 pub use mrtr_macros::{Choice, Form};
 pub use mrtr_runtime::*;

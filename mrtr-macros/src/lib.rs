@@ -33,5 +33,18 @@ pub fn derive_choice(input: TokenStream) -> TokenStream {
 /// documentation for the rules.
 #[proc_macro_attribute]
 pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
-    tool::expand(attr.into(), item.into()).into()
+    tool::expand(tool::Kind::Tool, attr.into(), item.into()).into()
+}
+
+/// Turns an `async fn` with `ask!` points into a multi-round MCP prompt (`prompts/get`).
+#[proc_macro_attribute]
+pub fn prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
+    tool::expand(tool::Kind::Prompt, attr.into(), item.into()).into()
+}
+
+/// Turns an `async fn` with `ask!` points into a multi-round MCP resource template
+/// (`resources/read`).
+#[proc_macro_attribute]
+pub fn resource(attr: TokenStream, item: TokenStream) -> TokenStream {
+    tool::expand(tool::Kind::Resource, attr.into(), item.into()).into()
 }

@@ -66,8 +66,8 @@ pub mod __private {
     pub use crate::driver::*;
     pub use crate::form::{Choice, ChoiceOption, Form, FormField, FormSchema};
     pub use crate::machine::{
-        Answers, Machine, Outcome, Prompt, PromptArgument, PromptDescriptor, Resource,
-        ResourceDescriptor, Step, StepError, Suspension, Tool, ToolDescriptor,
+        Answers, CacheHint, CacheScope, Machine, Outcome, Prompt, PromptArgument, PromptDescriptor,
+        Resource, ResourceDescriptor, Step, StepError, Suspension, Tool, ToolDescriptor,
     };
     pub use crate::token::Fingerprint;
     pub use schemars;
@@ -77,6 +77,29 @@ pub mod __private {
     pub fn input_schema<T: schemars::JsonSchema>() -> Value {
         serde_json::to_value(schemars::schema_for!(T))
             .unwrap_or_else(|_| serde_json::json!({"type": "object"}))
+    }
+
+    /// A prompt's arguments, read from the JSON Schema of its argument struct: each property
+    /// is a (string) argument, required if the schema requires it.
+    pub fn prompt_arguments<T: schemars::JsonSchema>() -> Vec<PromptArgument> {
+        let schema = input_schema::<T>();
+        let required: Vec<&str> = schema["required"]
+            .as_array()
+            .map(|names| names.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        schema["properties"]
+            .as_object()
+            .map(|properties| {
+                properties
+                    .iter()
+                    .map(|(name, property)| PromptArgument {
+                        name: name.clone(),
+                        description: property["description"].as_str().map(str::to_owned),
+                        required: required.contains(&name.as_str()),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     /// The argument schema of a tool without arguments.

@@ -44,6 +44,11 @@ impl CallToolResult {
 pub struct Json<T>(pub T);
 
 /// What a tool may return on success.
+#[diagnostic::on_unimplemented(
+    message = "a tool cannot return `{Self}`",
+    label = "not a tool result",
+    note = "return a `String`, a `CallToolResult`, `Json(value)` for structured content, or `()`"
+)]
 pub trait ToolOutput {
     /// The `CallToolResult` object (without `resultType`).
     fn into_tool_result(self) -> Value;
@@ -122,6 +127,11 @@ impl PromptMessage {
 }
 
 /// What a prompt may return.
+#[diagnostic::on_unimplemented(
+    message = "a prompt cannot return `{Self}`",
+    label = "not prompt messages",
+    note = "return a `String` (one user message), a `PromptMessage` or a `Vec<PromptMessage>`"
+)]
 pub trait PromptOutput {
     /// The `GetPromptResult` object (without `resultType`).
     fn into_prompt_result(self) -> Value;
@@ -175,6 +185,11 @@ impl ResourceContents {
 }
 
 /// What a resource read may return.
+#[diagnostic::on_unimplemented(
+    message = "a resource read cannot return `{Self}`",
+    label = "not resource contents",
+    note = "return a `String` (text contents) or `ResourceContents`"
+)]
 pub trait ResourceOutput {
     /// The `ReadResourceResult` object for `uri` (without `resultType` and cache fields).
     fn into_resource_result(self, uri: &str) -> Value;

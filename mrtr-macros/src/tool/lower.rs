@@ -355,7 +355,7 @@ impl<'e> Lowerer<'e> {
             self.ask_statement(&mac.mac);
         } else if is_construct(expr) {
             self.construct(expr, Dest::Discard);
-        } else if let Some(expr) = self.hoist(expr, None) {
+        } else if let Some(expr) = self.hoist(expr, assigned_key(expr)) {
             self.uses(&expr);
             self.code(quote!(#expr;));
         }
@@ -1055,15 +1055,63 @@ fn leftmost_child(expr: &mut Expr) -> Option<&mut Expr> {
         Expr::Await(inner) => Some(&mut inner.base),
         Expr::Paren(inner) => Some(&mut inner.expr),
         Expr::Unary(inner) => Some(&mut inner.expr),
-        Expr::Binary(binary) => Some(&mut binary.left),
         Expr::Cast(cast) => Some(&mut cast.expr),
         Expr::Reference(reference) => Some(&mut reference.expr),
         Expr::Index(index) => Some(&mut index.expr),
         Expr::Let(expr_let) => Some(&mut expr_let.expr),
+        // `x = ask!(..)`, `total += ask!(..)`: a plain place evaluates nothing before the value.
+        Expr::Assign(assign) if is_place(&assign.left) => Some(&mut assign.right),
+        Expr::Binary(binary) => {
+            if is_compound_assign(&binary.op) && is_place(&binary.left) {
+                Some(&mut binary.right)
+            } else {
+                Some(&mut binary.left)
+            }
+        }
         // `Some(ask!(..))`, `Ok(ask!(..))`: a path callee evaluates nothing.
         Expr::Call(call) if matches!(&*call.func, Expr::Path(_)) => call.args.first_mut(),
         Expr::Tuple(tuple) => tuple.elems.first_mut(),
         Expr::Array(array) => array.elems.first_mut(),
+        _ => None,
+    }
+}
+
+/// A place whose evaluation has no effect: `x`, `x.field`, `self.x.y`.
+fn is_place(expr: &Expr) -> bool {
+    match expr {
+        Expr::Path(path) => path.qself.is_none(),
+        Expr::Field(field) => is_place(&field.base),
+        Expr::Paren(paren) => is_place(&paren.expr),
+        _ => false,
+    }
+}
+
+fn is_compound_assign(op: &syn::BinOp) -> bool {
+    use syn::BinOp::*;
+    matches!(
+        op,
+        AddAssign(_)
+            | SubAssign(_)
+            | MulAssign(_)
+            | DivAssign(_)
+            | RemAssign(_)
+            | BitXorAssign(_)
+            | BitAndAssign(_)
+            | BitOrAssign(_)
+            | ShlAssign(_)
+            | ShrAssign(_)
+    )
+}
+
+/// The variable an assignment statement writes (`x = ..`, `x += ..`), which names its ask.
+fn assigned_key(expr: &Expr) -> Option<Ident> {
+    let target = match expr {
+        Expr::Assign(assign) => &assign.left,
+        Expr::Binary(binary) if is_compound_assign(&binary.op) => &binary.left,
+        _ => return None,
+    };
+    match &**target {
+        Expr::Path(path) => path.path.get_ident().cloned(),
         _ => None,
     }
 }

@@ -1,10 +1,12 @@
-//! `#[mrtr::tool]`: parse the attribute and the function, validate the signature and the
-//! placement of every `ask!`, lower the body into a machine, then expand the machine into a
-//! unit value that implements the runtime's `Machine` and `Tool` traits.
+//! `#[mrtr::tool]`, `#[mrtr::prompt]` and `#[mrtr::resource]`: parse the attribute and the
+//! function, validate the signature and the placement of every `ask!`, lower the body into a
+//! machine, then expand the machine into a unit value that implements the runtime's `Machine`
+//! trait and the descriptor trait of its kind.
 
 mod ask;
 mod emit;
 mod fingerprint;
+mod kind;
 mod liveness;
 mod lower;
 mod options;
@@ -24,27 +26,26 @@ use syn::{ItemFn, Path};
 use crate::docs::doc_text;
 use crate::errors::Errors;
 use emit::{ArgsParam, Emitter};
+pub(crate) use kind::Kind;
 use lower::{Lowerer, Program};
 use options::Options;
 use signature::Signature;
 
-pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
+pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
-    let options = options::parse(attr, &mut errors);
+    let options = options::parse(kind, attr, &mut errors);
     let function: ItemFn = match syn::parse2(item) {
         Ok(function) => function,
         Err(error) => {
-            errors.push(syn::Error::new(
-                error.span(),
-                "#[mrtr::tool] goes on an `async fn`",
-            ));
+            let message = format!("#[mrtr::{}] goes on an `async fn`", kind.attribute());
+            errors.push(syn::Error::new(error.span(), message));
             return errors.into_compile_errors();
         }
     };
-    let signature = signature::validate(&function, "tool", &mut errors);
+    let signature = signature::validate(&function, kind.attribute(), &mut errors);
     placement::check(&function.block, &mut errors);
     let machine = match (&signature, errors.is_empty()) {
-        (Some(signature), true) => machine(&function, signature, &options, &mut errors),
+        (Some(signature), true) => machine(kind, &function, signature, &options, &mut errors),
         _ => None,
     };
     let item = match machine {
@@ -53,7 +54,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         _ if function.sig.receiver().is_some() => TokenStream::new(),
         _ => {
             let unlowered = unlowered(&function, &options.krate);
-            let fallback = fallback(&function, &options);
+            let fallback = fallback(kind, &function, &options);
             quote!(#fallback #unlowered)
         }
     };
@@ -91,24 +92,25 @@ fn lower(function: &ItemFn, signature: &Signature<'_>, errors: &mut Errors) -> L
 }
 
 fn machine(
+    kind: Kind,
     function: &ItemFn,
     signature: &Signature<'_>,
     options: &Options,
     errors: &mut Errors,
 ) -> Option<TokenStream> {
     let lowered = lower(function, signature, errors);
-    for id in emit::uninitialized_kept(&lowered.program, &lowered.live) {
-        let ident = &lowered.program.bindings[id].ident;
-        errors.spanned(ident, format!("`{ident}` is declared without a value and used after an ask!; give it its value where it is declared (e.g. `let {ident} = if .. {{ .. }} else {{ .. }};`)"));
-    }
     let kept: BTreeSet<_> = lowered
         .program
         .sites
         .iter()
         .flat_map(|site| lowered.live[site.resume].iter().copied())
         .collect();
-    for id in kept {
-        let binding = &lowered.program.bindings[id];
+    for id in emit::uninitialized_kept(&lowered.program, &lowered.live) {
+        let ident = &lowered.program.bindings[id].ident;
+        errors.spanned(ident, format!("`{ident}` is declared without a value and used after an ask!; give it its value where it is declared (e.g. `let {ident} = if .. {{ .. }} else {{ .. }};`)"));
+    }
+    for id in &kept {
+        let binding = &lowered.program.bindings[*id];
         if binding.borrowed {
             let ident = &binding.ident;
             errors.spanned(ident, format!("`{ident}` is a borrow used after an ask!, and a borrow cannot be kept in requestState; keep an owned value instead (e.g. `.to_owned()`), or borrow again after the ask"));
@@ -123,11 +125,6 @@ fn machine(
         args_bindings,
         args_kept,
     } = lowered;
-    let kept: BTreeSet<_> = program
-        .sites
-        .iter()
-        .flat_map(|site| live[site.resume].iter().copied())
-        .collect();
     let order = liveness::emission_order(&program);
     let emitter = Emitter {
         program: &program,
@@ -142,21 +139,23 @@ fn machine(
         frame_names: emit::frame_names(&program, &kept),
     };
     let body = emitter.body();
-    let shape = shape(function, options, &program, &live, &emitter);
-    Some(expand_tool(
-        function, signature, options, &program, body, &shape,
+    let shape = shape(kind, function, options, &program, &live, &emitter);
+    Some(expand_machine(
+        kind, function, signature, options, &program, body, &shape,
     ))
 }
 
-/// What the fingerprint covers: name, resume points with their keys and kept values, body.
+/// What the fingerprint covers: kind, name, resume points with their keys and kept values,
+/// and the body's source.
 fn shape(
+    kind: Kind,
     function: &ItemFn,
     options: &Options,
     program: &Program,
     live: &[BTreeSet<scope::BindingId>],
     emitter: &Emitter<'_>,
 ) -> String {
-    let mut shape = format!("tool {}\n", tool_name(function, options));
+    let mut shape = format!("{} {}\n", kind.attribute(), name(function, options));
     for site in &program.sites {
         let keys: Vec<&str> = site
             .questions
@@ -177,7 +176,7 @@ fn shape(
     shape
 }
 
-fn tool_name(function: &ItemFn, options: &Options) -> String {
+fn name(function: &ItemFn, options: &Options) -> String {
     options.name.as_ref().map_or_else(
         || {
             function
@@ -193,7 +192,7 @@ fn tool_name(function: &ItemFn, options: &Options) -> String {
 
 /// The kinds of question the body may ask, read from the request builders it calls.
 fn asks(program: &Program, krate: &Path) -> Vec<TokenStream> {
-    let mut kinds = Vec::new();
+    let mut kinds: Vec<TokenStream> = Vec::new();
     for (_, _, request) in program.sites.iter().flat_map(|site| &site.questions) {
         let called = match request {
             syn::Expr::Call(call) => match &*call.func {
@@ -219,7 +218,7 @@ fn asks(program: &Program, krate: &Path) -> Vec<TokenStream> {
         let kind = quote!(#krate::__private::InputKind::#kind);
         if !kinds
             .iter()
-            .any(|seen: &TokenStream| seen.to_string() == kind.to_string())
+            .any(|seen| seen.to_string() == kind.to_string())
         {
             kinds.push(kind);
         }
@@ -228,42 +227,24 @@ fn asks(program: &Program, krate: &Path) -> Vec<TokenStream> {
 }
 
 fn descriptor(
+    kind: Kind,
     function: &ItemFn,
-    signature: Option<&Signature<'_>>,
+    args: Option<&syn::Type>,
     options: &Options,
     asks: &[TokenStream],
 ) -> TokenStream {
-    let krate = &options.krate;
-    let name = tool_name(function, options);
-    let schema = match signature.and_then(|signature| signature.args.as_ref()) {
-        Some(args) => {
-            let ty = args.ty;
-            quote!(#krate::__private::input_schema::<#ty>())
-        }
-        None => quote!(#krate::__private::no_arguments_schema()),
-    };
     let description = options
         .description
         .as_ref()
         .map(syn::LitStr::value)
         .or_else(|| doc_text(&function.attrs));
-    let description =
-        description.map(|text| quote!(__mrtr_descriptor = __mrtr_descriptor.description(#text);));
-    let max_rounds = options
-        .max_rounds
-        .as_ref()
-        .map(|rounds| quote!(__mrtr_descriptor = __mrtr_descriptor.max_rounds(#rounds);));
-    let single_use = options.single_use;
-    quote! {
-        fn descriptor(&self) -> #krate::__private::ToolDescriptor {
-            let mut __mrtr_descriptor = #krate::__private::ToolDescriptor::new(#name, #schema)
-                .asks([#(#asks),*]);
-            #description
-            #max_rounds
-            __mrtr_descriptor.single_use = #single_use;
-            __mrtr_descriptor
-        }
-    }
+    kind.descriptor(
+        options,
+        &name(function, options),
+        description.as_deref(),
+        args,
+        asks,
+    )
 }
 
 /// The unit value, with doc comments and visibility of the function.
@@ -281,7 +262,8 @@ fn unit_value(function: &ItemFn) -> TokenStream {
     }
 }
 
-fn expand_tool(
+fn expand_machine(
+    kind: Kind,
     function: &ItemFn,
     signature: &Signature<'_>,
     options: &Options,
@@ -303,9 +285,18 @@ fn expand_tool(
             }
             _ => None,
         });
-    let descriptor = descriptor(function, Some(signature), options, &asks(program, krate));
+    let descriptor = descriptor(
+        kind,
+        function,
+        signature.args.as_ref().map(|args| args.ty),
+        options,
+        &asks(program, krate),
+    );
+    let descriptor_trait = kind.descriptor_trait();
+    // Located at the return type: an output the kind cannot send is reported there.
+    let finish =
+        kind.finish(proc_macro2::Span::call_site().located_at(syn::spanned::Spanned::span(output)));
     let unit = unit_value(function);
-    let _ = signature.vis;
     quote! {
         #unit
 
@@ -321,7 +312,7 @@ fn expand_tool(
             {
                 ::std::boxed::Box::pin(async move {
                     use #krate::__private as __mrtr_private;
-                    let __mrtr_private::Step { arguments: __mrtr_arguments, cx: __mrtr_cx, pc: __mrtr_pc_in, frame: __mrtr_frame, answers: mut __mrtr_answers, .. } = __mrtr_step;
+                    let __mrtr_private::Step { target: __mrtr_target, arguments: __mrtr_arguments, cx: __mrtr_cx, pc: __mrtr_pc_in, frame: __mrtr_frame, answers: mut __mrtr_answers, .. } = __mrtr_step;
                     let __mrtr_channel = __mrtr_private::Channel::default();
                     let __mrtr_body = __mrtr_private::body::<#output>(async {
                         #[allow(unused_imports)]
@@ -338,13 +329,13 @@ fn expand_tool(
                         #body
                     });
                     let __mrtr_ended = __mrtr_private::drive(__mrtr_body, &__mrtr_channel).await?;
-                    ::core::result::Result::Ok(__mrtr_private::finish_tool(__mrtr_ended))
+                    ::core::result::Result::Ok(#finish)
                 })
             }
         }
 
         #[automatically_derived]
-        impl #krate::__private::Tool for #ident {
+        impl #krate::__private::#descriptor_trait for #ident {
             #descriptor
         }
     }
@@ -406,12 +397,13 @@ fn unlowered(function: &ItemFn, krate: &Path) -> TokenStream {
 }
 
 /// After errors: the unit value and trait impls without a machine, so the rest of the crate
-/// (registering the tool, say) still compiles and only the real errors are shown.
-fn fallback(function: &ItemFn, options: &Options) -> TokenStream {
+/// (registering it, say) still compiles and only the real errors are shown.
+fn fallback(kind: Kind, function: &ItemFn, options: &Options) -> TokenStream {
     let krate = &options.krate;
     let ident = &function.sig.ident;
     let unit = unit_value(function);
-    let descriptor = descriptor(function, None, options, &[]);
+    let descriptor = descriptor(kind, function, None, options, &[]);
+    let descriptor_trait = kind.descriptor_trait();
     quote! {
         #unit
 
@@ -423,11 +415,11 @@ fn fallback(function: &ItemFn, options: &Options) -> TokenStream {
             fn step<'__mrtr_a>(&'__mrtr_a self, _: #krate::__private::Step<'__mrtr_a>)
                 -> #krate::__private::BoxFuture<'__mrtr_a, ::core::result::Result<#krate::__private::Outcome, #krate::__private::StepError>>
             {
-                ::core::unreachable!("this tool did not compile")
+                ::core::unreachable!("this machine did not compile")
             }
         }
 
-        impl #krate::__private::Tool for #ident {
+        impl #krate::__private::#descriptor_trait for #ident {
             #descriptor
         }
     }

@@ -1,10 +1,11 @@
-//! Arguments of `#[mrtr::tool(..)]`.
+//! Arguments of `#[mrtr::tool(..)]`, `#[mrtr::prompt(..)]` and `#[mrtr::resource(..)]`.
 
 use proc_macro2::TokenStream;
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
-use syn::{Expr, Lit, LitStr, Meta, Path, Token};
+use syn::{Expr, Lit, LitInt, LitStr, Meta, Path, Token};
 
+use super::kind::Kind;
 use crate::errors::Errors;
 
 /// What the author configured on the attribute.
@@ -12,27 +13,34 @@ pub(crate) struct Options {
     pub(crate) name: Option<LitStr>,
     pub(crate) description: Option<LitStr>,
     pub(crate) krate: Path,
-    pub(crate) max_rounds: Option<syn::LitInt>,
+    pub(crate) max_rounds: Option<LitInt>,
     pub(crate) single_use: bool,
+    pub(crate) uri: Option<LitStr>,
+    pub(crate) mime_type: Option<LitStr>,
+    pub(crate) ttl_ms: Option<LitInt>,
+    pub(crate) cache_scope: Option<LitStr>,
 }
 
-const KEYS: &[&str] = &["name", "description", "crate", "max_rounds", "single_use"];
-
-pub(crate) fn parse(attr: TokenStream, errors: &mut Errors) -> Options {
+pub(crate) fn parse(kind: Kind, attr: TokenStream, errors: &mut Errors) -> Options {
     let mut options = Options {
         name: None,
         description: None,
         krate: syn::parse_quote!(::mrtr),
         max_rounds: None,
         single_use: false,
+        uri: None,
+        mime_type: None,
+        ttl_ms: None,
+        cache_scope: None,
     };
-    let metas = match Punctuated::<Meta, Token![,]>::parse_terminated.parse2(attr) {
+    let metas = match Punctuated::<Meta, Token![,]>::parse_terminated.parse2(attr.clone()) {
         Ok(metas) => metas,
         Err(error) => {
             errors.push(error);
             return options;
         }
     };
+    let allowed = kind.options();
     let mut seen = Vec::new();
     for meta in metas {
         let key = meta
@@ -40,8 +48,8 @@ pub(crate) fn parse(attr: TokenStream, errors: &mut Errors) -> Options {
             .get_ident()
             .map(ToString::to_string)
             .unwrap_or_default();
-        if !KEYS.contains(&key.as_str()) {
-            let expected = KEYS
+        if !allowed.contains(&key.as_str()) {
+            let expected = allowed
                 .iter()
                 .map(|key| format!("`{key}`"))
                 .collect::<Vec<_>>()
@@ -57,38 +65,101 @@ pub(crate) fn parse(attr: TokenStream, errors: &mut Errors) -> Options {
             continue;
         }
         seen.push(key.clone());
-        match (key.as_str(), &meta) {
-            ("single_use", Meta::Path(_)) => options.single_use = true,
-            (_, Meta::NameValue(pair)) => match (&pair.value, key.as_str()) {
-                (Expr::Lit(lit), "max_rounds") => match &lit.lit {
-                    Lit::Int(int) if int.base10_parse::<u32>().is_ok_and(|rounds| rounds > 0) => {
-                        options.max_rounds = Some(int.clone())
-                    }
-                    other => errors.spanned(other, "`max_rounds` takes a positive integer"),
-                },
-                (Expr::Lit(lit), _) => match &lit.lit {
-                    Lit::Str(text) => match key.as_str() {
-                        "name" => options.name = Some(text.clone()),
-                        "description" => options.description = Some(text.clone()),
-                        _ => match text.parse::<Path>() {
-                            Ok(path) => options.krate = path,
-                            Err(_) => errors
-                                .spanned(text, "`crate` must be a path, e.g. `crate = \"::mrtr\"`"),
-                        },
-                    },
-                    other => errors.spanned(other, format!("`{key}` takes a string")),
-                },
-                (other, _) => errors.spanned(other, format!("`{key}` takes a literal")),
-            },
-            (_, other) => {
-                let hint = if key == "single_use" {
-                    "`single_use` takes no value".to_owned()
-                } else {
-                    format!("write `{key} = ..`")
-                };
-                errors.spanned(other, hint);
+        if key == "single_use" {
+            match meta {
+                Meta::Path(_) => options.single_use = true,
+                other => errors.spanned(other, "`single_use` takes no value"),
             }
+            continue;
+        }
+        let Meta::NameValue(pair) = &meta else {
+            errors.spanned(&meta, format!("write `{key} = ..`"));
+            continue;
+        };
+        let Expr::Lit(literal) = &pair.value else {
+            errors.spanned(&pair.value, format!("`{key}` takes a literal"));
+            continue;
+        };
+        match (key.as_str(), &literal.lit) {
+            ("max_rounds", Lit::Int(int))
+                if int.base10_parse::<u32>().is_ok_and(|rounds| rounds > 0) =>
+            {
+                options.max_rounds = Some(int.clone())
+            }
+            ("max_rounds", other) => errors.spanned(other, "`max_rounds` takes a positive integer"),
+            ("ttl_ms", Lit::Int(int)) if int.base10_parse::<u64>().is_ok() => {
+                options.ttl_ms = Some(int.clone())
+            }
+            ("ttl_ms", other) => {
+                errors.spanned(other, "`ttl_ms` takes a whole number of milliseconds")
+            }
+            ("cache_scope", Lit::Str(text))
+                if ["public", "private"].contains(&text.value().as_str()) =>
+            {
+                options.cache_scope = Some(text.clone())
+            }
+            ("cache_scope", other) => {
+                errors.spanned(other, "`cache_scope` is \"public\" or \"private\"")
+            }
+            ("crate", Lit::Str(text)) => match text.parse::<Path>() {
+                Ok(path) => options.krate = path,
+                Err(_) => errors.spanned(text, "`crate` must be a path, e.g. `crate = \"::mrtr\"`"),
+            },
+            ("name", Lit::Str(text)) => options.name = Some(text.clone()),
+            ("description", Lit::Str(text)) => options.description = Some(text.clone()),
+            ("uri", Lit::Str(text)) => match check_template(&text.value()) {
+                Ok(()) => options.uri = Some(text.clone()),
+                Err(why) => errors.spanned(text, why),
+            },
+            ("mime_type", Lit::Str(text)) => options.mime_type = Some(text.clone()),
+            (_, other) => errors.spanned(other, format!("`{key}` takes a string")),
+        }
+    }
+    if kind == Kind::Resource && options.uri.is_none() && !seen.iter().any(|key| key == "uri") {
+        errors.push(syn::Error::new(
+            proc_macro2::Span::call_site(),
+            "#[mrtr::resource] needs the URI template it serves: `#[mrtr::resource(uri = \"notes://{id}\")]`",
+        ));
+    }
+    if options.cache_scope.is_some() && options.ttl_ms.is_none() {
+        if let Some(scope) = &options.cache_scope {
+            errors.spanned(
+                scope,
+                "`cache_scope` goes with `ttl_ms`: say how long the result may be cached",
+            );
         }
     }
     options
+}
+
+/// The same rules as the runtime's `UriTemplate::parse`, checked at compile time.
+fn check_template(template: &str) -> Result<(), String> {
+    let mut rest = template;
+    let mut previous_was_variable = false;
+    while let Some(open) = rest.find(['{', '}']) {
+        if rest.as_bytes()[open] == b'}' {
+            return Err(format!("unmatched `}}` in URI template {template:?}"));
+        }
+        if open == 0 && previous_was_variable {
+            return Err(format!(
+                "two variables must be separated by text in {template:?}"
+            ));
+        }
+        let end = rest[open..]
+            .find('}')
+            .ok_or_else(|| format!("unclosed `{{` in URI template {template:?}"))?
+            + open;
+        let name = &rest[open + 1..end];
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Err(format!(
+                "invalid variable name {name:?} in URI template {template:?}"
+            ));
+        }
+        previous_was_variable = true;
+        rest = &rest[end + 1..];
+        if !rest.is_empty() && !rest.starts_with('{') {
+            previous_was_variable = false;
+        }
+    }
+    Ok(())
 }

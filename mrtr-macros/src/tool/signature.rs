@@ -1,7 +1,6 @@
 //! The shape a machine function must have: `async fn name([args: A,] [cx: &Context]) -> Result<T, E>`.
 
-use syn::spanned::Spanned;
-use syn::{FnArg, Ident, ItemFn, Pat, PathArguments, ReturnType, Type, Visibility};
+use syn::{FnArg, Ident, ItemFn, Pat, PathArguments, ReturnType, Type};
 
 use crate::errors::Errors;
 
@@ -14,7 +13,6 @@ pub(crate) struct Param<'a> {
 /// A validated signature.
 pub(crate) struct Signature<'a> {
     pub(crate) ident: &'a Ident,
-    pub(crate) vis: &'a Visibility,
     pub(crate) args: Option<Param<'a>>,
     pub(crate) context: Option<Param<'a>>,
     pub(crate) output: &'a Type,
@@ -162,10 +160,8 @@ pub(crate) fn validate<'a>(
             );
         }
     }
-    let _ = output.map(Spanned::span);
     valid.then(|| Signature {
         ident: &signature.ident,
-        vis: &function.vis,
         args,
         context,
         output: output.expect("checked above"),

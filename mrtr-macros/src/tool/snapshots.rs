@@ -5,7 +5,7 @@ use expect_test::{ExpectFile, expect_file};
 use quote::quote;
 
 fn check(attr: proc_macro2::TokenStream, item: proc_macro2::TokenStream, expected: ExpectFile) {
-    let expanded = super::expand(attr, item);
+    let expanded = super::expand(super::Kind::Tool, attr, item);
     let file = syn::parse2::<syn::File>(expanded).expect("the expansion parses as a file");
     expected.assert_eq(&prettyplease::unparse(&file));
 }

@@ -34,6 +34,7 @@ impl ::mrtr::__private::Machine for pick_even {
         ::std::boxed::Box::pin(async move {
             use ::mrtr::__private as __mrtr_private;
             let __mrtr_private::Step {
+                target: __mrtr_target,
                 arguments: __mrtr_arguments,
                 cx: __mrtr_cx,
                 pc: __mrtr_pc_in,
@@ -181,7 +182,7 @@ impl ::mrtr::__private::Tool for pick_even {
                 ::mrtr::__private::no_arguments_schema(),
             )
             .asks([::mrtr::__private::InputKind::FormElicitation]);
-        __mrtr_descriptor = __mrtr_descriptor.max_rounds(5);
+        __mrtr_descriptor.max_rounds = ::core::option::Option::Some(5);
         __mrtr_descriptor.single_use = false;
         __mrtr_descriptor
     }

@@ -34,6 +34,7 @@ impl ::mrtr::__private::Machine for order {
         ::std::boxed::Box::pin(async move {
             use ::mrtr::__private as __mrtr_private;
             let __mrtr_private::Step {
+                target: __mrtr_target,
                 arguments: __mrtr_arguments,
                 cx: __mrtr_cx,
                 pc: __mrtr_pc_in,

@@ -35,6 +35,7 @@ impl ::mrtr::__private::Machine for get_weather {
         ::std::boxed::Box::pin(async move {
             use ::mrtr::__private as __mrtr_private;
             let __mrtr_private::Step {
+                target: __mrtr_target,
                 arguments: __mrtr_arguments,
                 cx: __mrtr_cx,
                 pc: __mrtr_pc_in,
@@ -154,8 +155,9 @@ impl ::mrtr::__private::Tool for get_weather {
                 ::mrtr::__private::input_schema::<WeatherArgs>(),
             )
             .asks([::mrtr::__private::InputKind::FormElicitation]);
-        __mrtr_descriptor = __mrtr_descriptor
-            .description("Current weather for a location.");
+        __mrtr_descriptor.description = ::core::option::Option::Some(
+            ::std::string::String::from("Current weather for a location."),
+        );
         __mrtr_descriptor.single_use = false;
         __mrtr_descriptor
     }

@@ -1,0 +1,267 @@
+//! `#[mrtr::prompt]` and `#[mrtr::resource]`: multi-round `prompts/get` and `resources/read`
+//! through `Server::handle`, their listings, refused states and round caps.
+
+mod support;
+
+use mrtr::{Form, PromptMessage, ResourceContents, Server, ToolError, elicit};
+use serde_json::{Value, json};
+use support::accept;
+
+#[derive(Form, Debug)]
+struct Topic {
+    topic: String,
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct ReviewArgs {
+    /// The language of the code under review
+    language: String,
+    /// How strict to be
+    strictness: Option<String>,
+}
+
+/// A code review prompt that asks what to focus on.
+#[mrtr::prompt(max_rounds = 2)]
+async fn review(args: ReviewArgs) -> Result<Vec<PromptMessage>, ToolError> {
+    let mut focus = ask!(elicit::form::<Topic>("What should the review focus on?"))
+        .accepted()?
+        .topic;
+    while focus == "again" {
+        focus = ask!(elicit::form::<Topic>("Something else?"))
+            .accepted()?
+            .topic;
+    }
+    let strictness = args.strictness.unwrap_or_else(|| "normal".into());
+    Ok(vec![
+        PromptMessage::user(format!(
+            "Review this {} code, focusing on {focus} ({strictness}).",
+            args.language
+        )),
+        PromptMessage::assistant("Paste the code."),
+    ])
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct NoteArgs {
+    owner: String,
+    id: String,
+}
+
+/// Private notes, read after saying why.
+#[mrtr::resource(
+    uri = "notes://{owner}/{id}",
+    mime_type = "text/plain",
+    ttl_ms = 5000,
+    cache_scope = "public",
+    max_rounds = 2
+)]
+async fn note(args: NoteArgs) -> Result<ResourceContents, ToolError> {
+    if args.owner == "public" {
+        return Ok(
+            ResourceContents::text(format!("public note {}", args.id)).mime_type("text/plain")
+        );
+    }
+    let mut reason = ask!(elicit::form::<Topic>("Why do you need this note?"))
+        .accepted()?
+        .topic;
+    while reason == "again" {
+        reason = ask!(elicit::form::<Topic>("Really?")).accepted()?.topic;
+    }
+    Ok(ResourceContents::text(format!(
+        "note {} of {} (read for {reason})",
+        args.id, args.owner
+    ))
+    .mime_type("text/plain"))
+}
+
+/// Another prompt, to replay states against.
+#[mrtr::prompt]
+async fn other() -> Result<String, ToolError> {
+    let topic = ask!(elicit::form::<Topic>("Topic?")).accepted()?.topic;
+    Ok(topic)
+}
+
+fn server() -> Server {
+    Server::builder("prompts", "1.0.0")
+        .key_ring(support::ring(5))
+        .prompt(review)
+        .prompt(other)
+        .resource(note)
+        .build()
+        .unwrap()
+}
+
+async fn send(server: &Server, method: &str, mut params: Value) -> Value {
+    params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}});
+    server
+        .handle(json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}))
+        .await
+}
+
+fn topic(text: &str) -> Value {
+    accept(json!({"topic": text}))
+}
+
+#[tokio::test]
+async fn prompts_and_templates_are_listed() {
+    let server = server();
+    let prompts = send(&server, "prompts/list", json!({})).await;
+    let review_entry = prompts["result"]["prompts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "review")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        review_entry["description"],
+        "A code review prompt that asks what to focus on."
+    );
+    assert_eq!(
+        review_entry["arguments"],
+        json!([
+            {"name": "language", "required": true, "description": "The language of the code under review"},
+            {"name": "strictness", "required": false, "description": "How strict to be"}
+        ])
+    );
+    assert_eq!(prompts["result"]["ttlMs"], 60000);
+    let templates = send(&server, "resources/templates/list", json!({})).await;
+    assert_eq!(
+        templates["result"]["resourceTemplates"],
+        json!([{"uriTemplate": "notes://{owner}/{id}", "name": "note", "description": "Private notes, read after saying why.", "mimeType": "text/plain"}])
+    );
+    assert_eq!(templates["result"]["cacheScope"], "public");
+}
+
+#[tokio::test]
+async fn a_multi_round_prompt() {
+    let server = server();
+    let args = json!({"name": "review", "arguments": {"language": "Rust"}});
+    let round1 = send(&server, "prompts/get", args.clone()).await;
+    assert_eq!(round1["result"]["resultType"], "input_required");
+    assert_eq!(
+        round1["result"]["inputRequests"]["focus"]["params"]["message"],
+        "What should the review focus on?"
+    );
+    let mut retry = args.clone();
+    retry["inputResponses"] = json!({"focus": topic("errors")});
+    retry["requestState"] = round1["result"]["requestState"].clone();
+    let round2 = send(&server, "prompts/get", retry).await;
+    assert_eq!(round2["result"]["resultType"], "complete");
+    assert_eq!(
+        round2["result"]["messages"][0],
+        json!({"role": "user", "content": {"type": "text", "text": "Review this Rust code, focusing on errors (normal)."}})
+    );
+    assert_eq!(round2["result"]["messages"][1]["role"], "assistant");
+}
+
+#[tokio::test]
+async fn a_multi_round_resource_read_is_not_cacheable() {
+    let server = server();
+    let public = send(
+        &server,
+        "resources/read",
+        json!({"uri": "notes://public/7"}),
+    )
+    .await;
+    assert_eq!(
+        public["result"]["contents"],
+        json!([{"uri": "notes://public/7", "text": "public note 7", "mimeType": "text/plain"}])
+    );
+    assert_eq!(
+        (
+            public["result"]["ttlMs"].clone(),
+            public["result"]["cacheScope"].clone()
+        ),
+        (json!(5000), json!("public"))
+    );
+
+    let round1 = send(&server, "resources/read", json!({"uri": "notes://ann/42"})).await;
+    assert_eq!(round1["result"]["resultType"], "input_required");
+    assert!(round1["result"].get("ttlMs").is_none());
+    let retry = json!({"uri": "notes://ann/42", "inputResponses": {"reason": topic("audit")}, "requestState": round1["result"]["requestState"]});
+    let round2 = send(&server, "resources/read", retry).await;
+    assert_eq!(
+        round2["result"]["contents"][0]["text"],
+        "note 42 of ann (read for audit)"
+    );
+    assert_eq!(
+        (
+            round2["result"]["ttlMs"].clone(),
+            round2["result"]["cacheScope"].clone()
+        ),
+        (json!(0), json!("private"))
+    );
+}
+
+#[tokio::test]
+async fn tampered_and_replayed_states_are_refused() {
+    let server = server();
+    let round1 = send(
+        &server,
+        "prompts/get",
+        json!({"name": "review", "arguments": {"language": "Rust"}}),
+    )
+    .await;
+    let state = round1["result"]["requestState"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let cases = [
+        (
+            "prompts/get",
+            json!({"name": "review", "arguments": {"language": "Rust"}, "requestState": format!("{state}x")}),
+        ),
+        (
+            "prompts/get",
+            json!({"name": "other", "requestState": state}),
+        ),
+        (
+            "prompts/get",
+            json!({"name": "review", "arguments": {"language": "Go"}, "requestState": state}),
+        ),
+    ];
+    for (method, mut params) in cases {
+        params["inputResponses"] = json!({"focus": topic("errors"), "topic": topic("x")});
+        let response = send(&server, method, params.clone()).await;
+        assert_eq!(response["error"]["code"], -32602, "{params}");
+    }
+
+    let read1 = send(&server, "resources/read", json!({"uri": "notes://ann/42"})).await;
+    let state = read1["result"]["requestState"].clone();
+    let other_uri = send(&server, "resources/read", json!({"uri": "notes://ann/43", "requestState": state, "inputResponses": {"reason": topic("x")}})).await;
+    assert_eq!(other_uri["error"]["code"], -32602);
+}
+
+#[tokio::test]
+async fn the_round_cap_of_a_prompt_and_a_resource_is_an_invalid_params_error() {
+    let server = server();
+    for (method, mut params) in [
+        (
+            "prompts/get",
+            json!({"name": "review", "arguments": {"language": "Rust"}}),
+        ),
+        ("resources/read", json!({"uri": "notes://ann/1"})),
+    ] {
+        // Answer "again" to whatever is asked until the flow is stopped.
+        let mut response = send(&server, method, params.clone()).await;
+        while let Some(requests) = response["result"]["inputRequests"].as_object() {
+            let key = requests.keys().next().unwrap().clone();
+            params["inputResponses"] = json!({key: topic("again")});
+            params["requestState"] = response["result"]["requestState"].clone();
+            response = send(&server, method, params.clone()).await;
+        }
+        assert_eq!(response["error"]["code"], -32602, "{method}: {response}");
+        assert!(
+            response["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("more than 2 rounds")
+        );
+    }
+}
+
+#[test]
+fn every_signature_diagnostic_has_a_compile_fail_case() {
+    trybuild::TestCases::new().compile_fail("tests/ui/prompt_resource/*.rs");
+}

@@ -1,0 +1,6 @@
+#[mrtr::prompt]
+async fn summary() -> String {
+    String::new()
+}
+
+fn main() {}
