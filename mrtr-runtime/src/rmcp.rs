@@ -1,0 +1,229 @@
+//! rmcp (the official Rust MCP SDK) as the host: [`McpServer`] is an rmcp `ServerHandler` that
+//! serves an mrtr [`Server`]'s tools, prompts and resource templates. rmcp keeps what is
+//! rmcp's: transports (stdio, streamable HTTP), `server/discover`, the HTTP header checks.
+//!
+//! ```no_run
+//! # async fn serve(server: mrtr_runtime::Server) -> Result<(), Box<dyn std::error::Error>> {
+//! use rmcp::ServiceExt;
+//! let running = mrtr_runtime::rmcp::McpServer::new(server).serve(rmcp::transport::stdio()).await?;
+//! running.waiting().await?;
+//! # Ok(()) }
+//! ```
+//!
+//! The authenticated principal (states are bound to it) is read from a [`Principal`] in the
+//! request's extensions: put one there from your HTTP authentication layer (rmcp passes the
+//! HTTP request's `Parts` through), or into the rmcp context's extensions.
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ErrorCode, GetPromptRequestParams,
+    GetPromptResponse, GetPromptResult, Implementation, InputRequiredResult, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerCapabilities,
+    ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::protocol::{META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, RpcError};
+use crate::server::Server;
+
+/// The identity the host authenticated for a request. Every `requestState` is bound to it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Principal(pub String);
+
+/// An rmcp `ServerHandler` serving an mrtr [`Server`]. Cheap to clone: rmcp's HTTP service
+/// builds one per request, and all of them share the server (and its keys).
+#[derive(Clone, Debug)]
+pub struct McpServer {
+    server: Server,
+}
+
+impl McpServer {
+    /// Serves `server` through rmcp.
+    pub fn new(server: Server) -> Self {
+        Self { server }
+    }
+
+    /// The served mrtr server.
+    pub fn server(&self) -> &Server {
+        &self.server
+    }
+
+    /// Runs one request through the mrtr engine, with the per-request `_meta` rmcp parsed.
+    async fn forward<R: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: impl Serialize,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<R, ErrorData> {
+        let mut params = match serde_json::to_value(params) {
+            Ok(Value::Object(params)) => params,
+            Ok(Value::Null) => Map::new(),
+            _ => return Err(ErrorData::invalid_params("params must be an object", None)),
+        };
+        params.insert("_meta".into(), request_meta(context));
+        let principal = principal(context);
+        let result = self
+            .server
+            .handle_request(method, Value::Object(params), principal.as_deref())
+            .await
+            .map_err(error)?;
+        serde_json::from_value(result).map_err(|reason| {
+            ErrorData::internal_error(format!("result does not fit rmcp's types: {reason}"), None)
+        })
+    }
+}
+
+impl From<Server> for McpServer {
+    fn from(server: Server) -> Self {
+        Self::new(server)
+    }
+}
+
+/// The request's `_meta` as the client sent it (protocol version and capabilities of *this*
+/// request: never the session's).
+fn request_meta(context: &RequestContext<RoleServer>) -> Value {
+    let mut meta = match serde_json::to_value(&context.meta) {
+        Ok(Value::Object(meta)) => meta,
+        _ => Map::new(),
+    };
+    if !meta.contains_key(META_PROTOCOL_VERSION) {
+        if let Some(version) = context.meta.protocol_version() {
+            meta.insert(
+                META_PROTOCOL_VERSION.into(),
+                serde_json::to_value(version).unwrap_or(Value::Null),
+            );
+        }
+    }
+    if !meta.contains_key(META_CLIENT_CAPABILITIES) {
+        if let Some(capabilities) = context.meta.client_capabilities() {
+            meta.insert(
+                META_CLIENT_CAPABILITIES.into(),
+                serde_json::to_value(capabilities).unwrap_or(Value::Null),
+            );
+        }
+    }
+    Value::Object(meta)
+}
+
+fn principal(context: &RequestContext<RoleServer>) -> Option<String> {
+    let direct = context.extensions.get::<Principal>();
+    let from_http = || {
+        context
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<Principal>())
+    };
+    direct
+        .or_else(from_http)
+        .map(|principal| principal.0.clone())
+}
+
+fn error(error: RpcError) -> ErrorData {
+    ErrorData::new(ErrorCode(error.code as i32), error.message, error.data)
+}
+
+fn is_input_required(result: &Value) -> bool {
+    result.get("resultType").and_then(Value::as_str) == Some("input_required")
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        let mut capabilities = Map::new();
+        let (tools, prompts, resources) = self.server.registered();
+        for (registered, name) in [
+            (tools, "tools"),
+            (prompts, "prompts"),
+            (resources, "resources"),
+        ] {
+            if registered {
+                capabilities.insert(name.into(), Value::Object(Map::new()));
+            }
+        }
+        let capabilities: ServerCapabilities =
+            serde_json::from_value(Value::Object(capabilities)).unwrap_or_default();
+        let (name, version) = self.server.implementation();
+        ServerConfig::new(capabilities).with_server_info(Implementation::new(name, version))
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        self.forward("tools/list", request, &context).await
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let result: Value = self.forward("tools/call", request, &context).await?;
+        Ok(if is_input_required(&result) {
+            CallToolResponse::InputRequired(convert::<InputRequiredResult>(result)?)
+        } else {
+            CallToolResponse::Complete(convert::<CallToolResult>(result)?)
+        })
+    }
+
+    async fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        self.forward("prompts/list", request, &context).await
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let result: Value = self.forward("prompts/get", request, &context).await?;
+        Ok(if is_input_required(&result) {
+            GetPromptResponse::InputRequired(convert::<InputRequiredResult>(result)?)
+        } else {
+            GetPromptResponse::Complete(convert::<GetPromptResult>(result)?)
+        })
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        self.forward("resources/list", request, &context).await
+    }
+
+    async fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        self.forward("resources/templates/list", request, &context)
+            .await
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let result: Value = self.forward("resources/read", request, &context).await?;
+        Ok(if is_input_required(&result) {
+            ReadResourceResponse::InputRequired(convert::<InputRequiredResult>(result)?)
+        } else {
+            ReadResourceResponse::Complete(convert::<ReadResourceResult>(result)?)
+        })
+    }
+}
+
+fn convert<T: DeserializeOwned>(result: Value) -> Result<T, ErrorData> {
+    serde_json::from_value(result).map_err(|reason| {
+        ErrorData::internal_error(format!("result does not fit rmcp's types: {reason}"), None)
+    })
+}
