@@ -174,6 +174,17 @@ async fn test_input_required_result_prompt() -> Result<Vec<PromptMessage>, ToolE
     ))])
 }
 
+/// rmcp 3.11 writes the retired `elicitationId` in URL-mode elicitations: filter responses.
+async fn strip_retired_fields(response: axum::response::Response) -> axum::response::Response {
+    let (mut parts, body) = response.into_parts();
+    let bytes = axum::body::to_bytes(body, usize::MAX)
+        .await
+        .unwrap_or_default();
+    parts.headers.remove(http::header::CONTENT_LENGTH);
+    let filtered = mrtr::rmcp::strip_retired_fields_from_bytes(&bytes);
+    axum::response::Response::from_parts(parts, axum::body::Body::from(filtered))
+}
+
 fn server() -> Result<Server, mrtr::BuildError> {
     Server::builder("mrtr-conformance", env!("CARGO_PKG_VERSION"))
         .tool(test_input_required_result_elicitation)
@@ -205,7 +216,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .with_json_response(true)
             .with_legacy_session_mode(false),
     );
-    let router = axum::Router::new().nest_service("/mcp", service);
+    let router = axum::Router::new()
+        .nest_service("/mcp", service)
+        .layer(axum::middleware::map_response(strip_retired_fields));
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     eprintln!("conformance server listening on http://127.0.0.1:{port}/mcp");
     axum::serve(listener, router).await?;

@@ -5,10 +5,15 @@
 //! ```no_run
 //! # async fn serve(server: mrtr_runtime::Server) -> Result<(), Box<dyn std::error::Error>> {
 //! use rmcp::ServiceExt;
-//! let running = mrtr_runtime::rmcp::McpServer::new(server).serve(rmcp::transport::stdio()).await?;
+//! let running = mrtr_runtime::rmcp::McpServer::new(server).serve(mrtr_runtime::rmcp::stdio()).await?;
 //! running.waiting().await?;
 //! # Ok(()) }
 //! ```
+//!
+//! rmcp 3.11 still writes the retired `elicitationId` (as `""`) in URL-mode elicitations. Use
+//! this module's [`stdio`] instead of rmcp's, and on streamable HTTP (with JSON responses)
+//! pass response bodies through [`strip_retired_fields_from_bytes`], as the conformance
+//! example does.
 //!
 //! The authenticated principal (states are bound to it) is read from a [`Principal`] in the
 //! request's extensions: put one there from your HTTP authentication layer (rmcp passes the
@@ -26,6 +31,12 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
+
+mod retired;
+
+pub use retired::{
+    RetiredFieldsFilter, stdio, strip_retired_fields, strip_retired_fields_from_bytes,
+};
 
 use crate::protocol::{META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, RpcError};
 use crate::server::Server;

@@ -1,0 +1,296 @@
+//! mrtr inside rmcp, the official Rust SDK: rmcp's own client drives a multi-round tool over
+//! an in-process duplex pipe (Discover lifecycle, automatic MRTR loop), and independent HTTP
+//! POSTs drive it through rmcp's stateless streamable HTTP service.
+
+mod support;
+
+use std::sync::Arc;
+
+use http_body_util::BodyExt;
+use mrtr::rmcp::{McpServer, Principal};
+use mrtr::{Context, Form, Server, ToolError, elicit};
+use rmcp::model::{
+    CallToolRequestParams, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
+    ProtocolVersion,
+};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RequestContext};
+use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{ErrorData, RoleClient, ServiceExt};
+use serde_json::{Value, json};
+use support::Counters;
+use tower::ServiceExt as _;
+
+#[derive(Form)]
+struct City {
+    city: String,
+}
+
+#[derive(Form)]
+struct Nights {
+    nights: u8,
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct TripArgs {
+    traveller: String,
+}
+
+/// Books a trip in two questions.
+#[mrtr::tool]
+async fn trip(args: TripArgs, cx: &Context) -> Result<String, ToolError> {
+    cx.state::<Arc<Counters>>().hit("search");
+    let city = ask!(elicit::form::<City>("Where to?")).accepted()?.city;
+    cx.state::<Arc<Counters>>().hit("between");
+    let nights = ask!(elicit::form::<Nights>("How many nights?"))
+        .accepted()?
+        .nights;
+    Ok(format!(
+        "{} goes to {city} for {nights} nights",
+        args.traveller
+    ))
+}
+
+/// Sends the user to a page, then checks completion on a later round.
+#[mrtr::tool]
+async fn sign_in() -> Result<String, ToolError> {
+    let consent = ask!(elicit::url(
+        "Sign in to continue",
+        "https://example.com/sign-in"
+    ));
+    Ok(format!("consent: {}", consent.is_accepted()))
+}
+
+fn server(counters: &Arc<Counters>) -> Server {
+    Server::builder("rmcp-host", "1.0.0")
+        .key_ring(support::ring(9))
+        .state(Arc::clone(counters))
+        .tool(trip)
+        .tool(sign_in)
+        .build()
+        .unwrap()
+}
+
+/// An rmcp client that answers elicitations like a user would.
+struct User;
+
+impl rmcp::ClientHandler for User {
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        let content = match request {
+            ElicitRequestParams::FormElicitationParams { message, .. }
+                if message.contains("Where") =>
+            {
+                json!({"city": "Lisbon"})
+            }
+            ElicitRequestParams::FormElicitationParams { .. } => json!({"nights": 3}),
+            _ => return Ok(ElicitResult::new(ElicitationAction::Accept)),
+        };
+        Ok(ElicitResult::new(ElicitationAction::Accept).with_content(content))
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        serde_json::from_value(json!({
+            "protocolVersion": "2026-07-28",
+            "capabilities": {"elicitation": {"form": {}, "url": {}}},
+            "clientInfo": {"name": "test-user", "version": "1.0.0"}
+        }))
+        .unwrap()
+    }
+}
+
+#[tokio::test]
+async fn rmcps_client_drives_a_multi_round_tool_over_a_duplex_pipe() {
+    let counters = Arc::new(Counters::default());
+    let (client_io, server_io) = tokio::io::duplex(64 * 1024);
+    let mcp = McpServer::new(server(&counters));
+    tokio::spawn(async move {
+        let running = mcp.serve(server_io).await.unwrap();
+        let _ = running.waiting().await;
+    });
+    let client = User
+        .serve_with_lifecycle(
+            client_io,
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+        )
+        .await
+        .unwrap();
+    let arguments = json!({"traveller": "Ada"}).as_object().unwrap().clone();
+    let result = client
+        .call_tool(CallToolRequestParams::new("trip").with_arguments(arguments))
+        .await
+        .unwrap();
+    let text = serde_json::to_value(&result).unwrap()["content"][0]["text"].clone();
+    assert_eq!(text, "Ada goes to Lisbon for 3 nights");
+    assert_eq!(
+        (counters.get("search"), counters.get("between")),
+        (1, 1),
+        "each step ran once"
+    );
+    client.cancel().await.unwrap();
+}
+
+/// rmcp 3.11 writes the retired `elicitationId` in URL-mode elicitations: filter responses.
+async fn strip_retired_fields(response: axum::response::Response) -> axum::response::Response {
+    let (mut parts, body) = response.into_parts();
+    let bytes = axum::body::to_bytes(body, usize::MAX)
+        .await
+        .unwrap_or_default();
+    parts.headers.remove(http::header::CONTENT_LENGTH);
+    let filtered = mrtr::rmcp::strip_retired_fields_from_bytes(&bytes);
+    axum::response::Response::from_parts(parts, axum::body::Body::from(filtered))
+}
+
+fn http_app(server: Server) -> axum::Router {
+    let service = StreamableHttpService::new(
+        move || Ok(McpServer::new(server.clone())),
+        Arc::new(NeverSessionManager::default()),
+        StreamableHttpServerConfig::default()
+            .with_json_response(true)
+            .with_legacy_session_mode(false),
+    );
+    axum::Router::new()
+        .nest_service("/mcp", service)
+        .layer(axum::middleware::map_response(strip_retired_fields))
+}
+
+/// One independent HTTP POST, as a load-balanced client would send it.
+async fn post(
+    app: &axum::Router,
+    id: u64,
+    name: &str,
+    mut params: Value,
+    principal: Option<&str>,
+) -> (Value, String) {
+    params["name"] = name.into();
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}, "url": {}}},
+        "io.modelcontextprotocol/clientInfo": {"name": "http-test", "version": "1"}
+    });
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params});
+    let mut request = http::Request::post("/mcp")
+        .header("host", "localhost")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", name)
+        .body(axum::body::Body::from(body.to_string()))
+        .unwrap();
+    if let Some(principal) = principal {
+        request
+            .extensions_mut()
+            .insert(Principal(principal.to_owned()));
+    }
+    let response = app.clone().oneshot(request).await.unwrap();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    let raw = String::from_utf8(bytes.to_vec()).unwrap();
+    (
+        serde_json::from_str(&raw).unwrap_or_else(|_| panic!("not JSON: {raw}")),
+        raw,
+    )
+}
+
+#[tokio::test]
+async fn independent_http_posts_run_the_rounds_and_rebinding_is_refused() {
+    let counters = Arc::new(Counters::default());
+    let app = http_app(server(&counters));
+    let args = json!({"arguments": {"traveller": "Bo"}});
+    let (round1, _) = post(&app, 1, "trip", args.clone(), Some("alice")).await;
+    assert_eq!(round1["result"]["resultType"], "input_required", "{round1}");
+    let state = round1["result"]["requestState"].clone();
+
+    let mut retry = args.clone();
+    retry["inputResponses"] = json!({"city": {"action": "accept", "content": {"city": "Porto"}}});
+    retry["requestState"] = state.clone();
+    // The same state, presented for another tool, other arguments or another principal.
+    let (other_tool, _) = post(
+        &app,
+        2,
+        "sign_in",
+        json!({"requestState": state, "inputResponses": retry["inputResponses"]}),
+        Some("alice"),
+    )
+    .await;
+    let mut other_args = retry.clone();
+    other_args["arguments"] = json!({"traveller": "Mallory"});
+    let (other_arguments, _) = post(&app, 3, "trip", other_args, Some("alice")).await;
+    let (other_principal, _) = post(&app, 4, "trip", retry.clone(), Some("mallory")).await;
+    for refused in [&other_tool, &other_arguments, &other_principal] {
+        assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    }
+
+    let (round2, _) = post(&app, 5, "trip", retry, Some("alice")).await;
+    assert_eq!(round2["result"]["resultType"], "input_required", "{round2}");
+    let mut last = args;
+    last["inputResponses"] = json!({"nights": {"action": "accept", "content": {"nights": 2}}});
+    last["requestState"] = round2["result"]["requestState"].clone();
+    let (round3, _) = post(&app, 6, "trip", last, Some("alice")).await;
+    assert_eq!(
+        round3["result"]["content"][0]["text"], "Bo goes to Porto for 2 nights",
+        "{round3}"
+    );
+    assert_eq!(round3["result"]["resultType"], "complete");
+    assert_eq!(counters.get("between"), 1);
+}
+
+#[tokio::test]
+async fn no_retired_field_goes_on_the_wire() {
+    let counters = Arc::new(Counters::default());
+    let app = http_app(server(&counters));
+    let (round1, raw) = post(&app, 1, "sign_in", json!({}), None).await;
+    let request = &round1["result"]["inputRequests"]["consent"];
+    assert_eq!(request["method"], "elicitation/create", "{round1}");
+    assert_eq!(request["params"]["mode"], "url");
+    assert_eq!(request["params"]["url"], "https://example.com/sign-in");
+    for retired in [
+        "elicitationId",
+        "elicitation_id",
+        "-32042",
+        "\"jsonrpc\":\"2.0\",\"method\"",
+    ] {
+        assert!(!raw.contains(retired), "{retired} in {raw}");
+    }
+    let mut retry = json!({"inputResponses": {"consent": {"action": "accept"}}});
+    retry["requestState"] = round1["result"]["requestState"].clone();
+    let (round2, _) = post(&app, 2, "sign_in", retry, None).await;
+    assert_eq!(
+        round2["result"]["content"][0]["text"], "consent: true",
+        "{round2}"
+    );
+}
+
+#[tokio::test]
+async fn a_2025_11_25_client_is_refused_clearly() {
+    let counters = Arc::new(Counters::default());
+    let (client_io, server_io) = tokio::io::duplex(64 * 1024);
+    let mcp = McpServer::new(server(&counters));
+    tokio::spawn(async move {
+        if let Ok(running) = mcp.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let legacy: rmcp::model::ClientConfig = serde_json::from_value(json!({
+        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}}, "clientInfo": {"name": "old", "version": "1"}
+    }))
+    .unwrap();
+    let client = legacy.serve(client_io).await.unwrap();
+    let arguments = json!({"traveller": "Old"}).as_object().unwrap().clone();
+    let error = client
+        .peer()
+        .call_tool(CallToolRequestParams::new("trip").with_arguments(arguments))
+        .await
+        .unwrap_err();
+    let message = error.to_string();
+    assert!(
+        message.contains("2025-11-25") || message.contains("2026-07-28"),
+        "{message}"
+    );
+    assert_eq!(counters.get("search"), 0, "no code ran for the old client");
+}
