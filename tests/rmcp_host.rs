@@ -294,3 +294,56 @@ async fn a_2025_11_25_client_is_refused_clearly() {
     );
     assert_eq!(counters.get("search"), 0, "no code ran for the old client");
 }
+
+/// An rmcp server of the author's own, with an rmcp tool and the mrtr tools in one router.
+struct Mixed {
+    router: rmcp::handler::server::router::tool::ToolRouter<Mixed>,
+}
+
+impl rmcp::ServerHandler for Mixed {
+    fn get_info(&self) -> rmcp::model::ServerConfig {
+        serde_json::from_value(json!({"protocolVersion": "2026-07-28", "capabilities": {"tools": {}}, "serverInfo": {"name": "mixed", "version": "1"}})).unwrap()
+    }
+
+    async fn list_tools(&self, _: Option<rmcp::model::PaginatedRequestParams>, _: RequestContext<rmcp::RoleServer>) -> Result<rmcp::model::ListToolsResult, ErrorData> {
+        Ok(rmcp::model::ListToolsResult::with_all_items(self.router.list_all()))
+    }
+
+    async fn call_tool(&self, request: CallToolRequestParams, context: RequestContext<rmcp::RoleServer>) -> Result<rmcp::model::CallToolResponse, ErrorData> {
+        self.router.call(rmcp::handler::server::tool::ToolCallContext::new(self, request, context)).await
+    }
+}
+
+#[tokio::test]
+async fn mrtr_tools_mount_in_an_rmcp_tool_router_beside_rmcp_tools() {
+    use rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
+    let counters = Arc::new(Counters::default());
+    let mut router = ToolRouter::<Mixed>::new();
+    let schema = Arc::new(json!({"type": "object"}).as_object().unwrap().clone());
+    router.add_route(ToolRoute::new_dyn(rmcp::model::Tool::new("ping", "An rmcp tool.", schema), |_| {
+        let pong: rmcp::model::CallToolResult = serde_json::from_value(json!({"content": [{"type": "text", "text": "pong"}]})).unwrap();
+        Box::pin(async move { Ok(pong.into()) })
+    }));
+    for route in McpServer::new(server(&counters)).tool_routes::<Mixed>() {
+        router.add_route(route);
+    }
+    let (client_io, server_io) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        let running = Mixed { router }.serve(server_io).await.unwrap();
+        let _ = running.waiting().await;
+    });
+    let client = User
+        .serve_with_lifecycle(client_io, ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] })
+        .await
+        .unwrap();
+    let tools = client.list_all_tools().await.unwrap();
+    let mut names: Vec<String> = tools.iter().map(|tool| tool.name.to_string()).collect();
+    names.sort();
+    assert_eq!(names, ["ping", "sign_in", "trip"]);
+    let ping = client.call_tool(CallToolRequestParams::new("ping")).await.unwrap();
+    assert_eq!(serde_json::to_value(&ping).unwrap()["content"][0]["text"], "pong");
+    let arguments = json!({"traveller": "Cy"}).as_object().unwrap().clone();
+    let booked = client.call_tool(CallToolRequestParams::new("trip").with_arguments(arguments)).await.unwrap();
+    assert_eq!(serde_json::to_value(&booked).unwrap()["content"][0]["text"], "Cy goes to Lisbon for 3 nights");
+    client.cancel().await.unwrap();
+}

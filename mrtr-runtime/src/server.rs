@@ -147,6 +147,11 @@ impl Server {
         )
     }
 
+    /// The `tools/list` entries of the registered tools.
+    pub fn tool_entries(&self) -> Vec<Value> {
+        self.inner.tools.iter().map(|(descriptor, _)| tool_entry(descriptor)).collect()
+    }
+
     /// The implementation name and version given to [`Server::builder`].
     pub fn implementation(&self) -> (String, String) {
         let text = |field: &str| {

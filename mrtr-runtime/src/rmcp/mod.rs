@@ -26,6 +26,8 @@ use rmcp::model::{
     ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerCapabilities,
     ServerConfig,
 };
+use rmcp::handler::server::router::tool::ToolRoute;
+use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde::Serialize;
@@ -85,6 +87,31 @@ impl McpServer {
         serde_json::from_value(result).map_err(|reason| {
             ErrorData::internal_error(format!("result does not fit rmcp's types: {reason}"), None)
         })
+    }
+}
+
+impl McpServer {
+    /// One rmcp tool route per mrtr tool, to mount mrtr tools in your own rmcp `ToolRouter`
+    /// next to rmcp's `#[tool]`s. Each route runs the full mrtr round (verification, answers,
+    /// capability checks, sealing) and answers with rmcp's own types.
+    pub fn tool_routes<S: Send + Sync + 'static>(&self) -> Vec<ToolRoute<S>> {
+        self.server
+            .tool_entries()
+            .into_iter()
+            .filter_map(|entry| serde_json::from_value::<rmcp::model::Tool>(entry).ok())
+            .map(|tool| {
+                let mcp = self.clone();
+                ToolRoute::new_dyn(tool, move |context: ToolCallContext<'_, S>| {
+                    let mcp = mcp.clone();
+                    let mut params = CallToolRequestParams::new(context.name.clone());
+                    params.arguments = context.arguments;
+                    params.input_responses = context.input_responses;
+                    params.request_state = context.request_state;
+                    let request_context = context.request_context;
+                    Box::pin(async move { mcp.call_tool(params, request_context).await })
+                })
+            })
+            .collect()
     }
 }
 
