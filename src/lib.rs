@@ -111,4 +111,48 @@ pub use mrtr_macros::prompt;
 /// `max_rounds`, `crate`.
 pub use mrtr_macros::resource;
 pub use mrtr_macros::{Choice, Form};
+
+/// A harness for multi-round tools, prompts and resources (feature `testing`): drive a flow
+/// round by round with scripted answers, assert what each round asks, attack its tokens.
+///
+/// ```
+/// use mrtr::testing::{Harness, answer};
+/// use mrtr::{Form, ToolError, elicit};
+/// use serde_json::json;
+///
+/// #[derive(Form)]
+/// struct Login {
+///     name: String,
+/// }
+///
+/// #[mrtr::tool]
+/// async fn greet() -> Result<String, ToolError> {
+///     let login = ask!(elicit::form::<Login>("Who are you?"));
+///     Ok(format!("Hello, {}!", login.accepted()?.name))
+/// }
+///
+/// # tokio_test(async {
+/// let harness = Harness::tool(greet);
+/// let first = harness.call(json!({})).await;
+/// first.assert_asks(["login"]);
+/// assert_eq!(first.request("login").message(), "Who are you?");
+///
+/// let done = first.answer([("login", answer::accept(json!({"name": "Ada"})))]).await;
+/// assert_eq!(done.text(), "Hello, Ada!");
+///
+/// // Declined: the tool ends with a tool error.
+/// assert!(first.answer([("login", answer::decline())]).await.is_error());
+/// // Tampered, or presented by someone else, the token is refused before any code runs.
+/// assert_eq!(first.retry().state(first.tampered_state()).send().await.error_code(), -32602);
+/// assert_eq!(first.retry().principal("mallory").send().await.error_code(), -32602);
+/// // Eleven minutes later, the round has expired.
+/// harness.clock().advance(11 * 60);
+/// assert_eq!(first.answer([("login", answer::accept(json!({"name": "Ada"})))]).await.error_code(), -32602);
+/// # });
+/// # fn tokio_test(future: impl std::future::Future<Output = ()>) {
+/// #     tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(future)
+/// # }
+/// ```
+#[cfg(feature = "testing")]
+pub use mrtr_runtime::testing;
 pub use mrtr_runtime::*;

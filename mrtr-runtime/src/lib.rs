@@ -25,6 +25,8 @@ mod results;
 #[cfg(feature = "rmcp")]
 pub mod rmcp;
 mod server;
+#[cfg(feature = "testing")]
+pub mod testing;
 pub mod token;
 mod uri_template;
 

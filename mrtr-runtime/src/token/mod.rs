@@ -195,18 +195,21 @@ impl StateCodec {
             .map_err(InvalidState::new)
     }
 
-    fn verify<P: DeserializeOwned>(
-        &self,
-        token: &str,
-        binding: &Binding<'_>,
-        fingerprint: Fingerprint,
-    ) -> Result<Opened<P>, Rejection> {
+    /// Authenticates `token` and returns what it holds **without** checking time, bindings
+    /// or fingerprint: for tests and debugging (the testing harness shows kept values with it),
+    /// never for resuming a flow.
+    pub fn inspect(&self, token: &str) -> Result<Opened<serde_json::Value>, InvalidState> {
+        let unsealed = self.unseal(token).map_err(InvalidState::new)?;
+        let payload = serde_json::from_slice(&unsealed.payload)
+            .map_err(|e| InvalidState::new(Rejection::BadPayload(e.to_string())))?;
+        Ok(Opened { claims: unsealed.claims, payload })
+    }
+
+    /// Size cap, strict decoding, key lookup, tag; then the body split and inflated.
+    fn unseal(&self, token: &str) -> Result<Unsealed, Rejection> {
         let settings = &*self.inner;
         if token.len() > settings.max_token_len {
-            return Err(Rejection::Oversized {
-                len: token.len(),
-                max: settings.max_token_len,
-            });
+            return Err(Rejection::Oversized { len: token.len(), max: settings.max_token_len });
         }
         let envelope = wire::Envelope::decode(token, settings.mode)?;
         let keys = settings
@@ -216,7 +219,23 @@ impl StateCodec {
         let body = envelope.open(settings.mode, &keys)?;
         let (claims, commitments, payload) =
             claims::decode_claims(&body).ok_or(Rejection::Malformed("body shorter than claims"))?;
+        let payload = if envelope.flags() & wire::FLAG_DEFLATED != 0 {
+            miniz_oxide::inflate::decompress_to_vec_with_limit(payload, settings.max_payload_len)
+                .map_err(|_| Rejection::BadPayload("deflate stream invalid or too large".into()))?
+        } else {
+            payload.to_vec()
+        };
+        Ok(Unsealed { claims, commitments, payload, keys })
+    }
 
+    fn verify<P: DeserializeOwned>(
+        &self,
+        token: &str,
+        binding: &Binding<'_>,
+        fingerprint: Fingerprint,
+    ) -> Result<Opened<P>, Rejection> {
+        let settings = &*self.inner;
+        let Unsealed { claims, commitments, payload, keys } = self.unseal(token)?;
         let now = self.now();
         if claims.issued_at > now.saturating_add(settings.clock_skew) {
             return Err(Rejection::IssuedInFuture);
@@ -235,22 +254,18 @@ impl StateCodec {
         if claims.flow.fingerprint != fingerprint {
             return Err(Rejection::WrongFingerprint);
         }
-
-        let inflated;
-        let payload = if envelope.flags() & wire::FLAG_DEFLATED != 0 {
-            inflated = miniz_oxide::inflate::decompress_to_vec_with_limit(
-                payload,
-                settings.max_payload_len,
-            )
-            .map_err(|_| Rejection::BadPayload("deflate stream invalid or too large".into()))?;
-            &inflated[..]
-        } else {
-            payload
-        };
         let payload =
-            serde_json::from_slice(payload).map_err(|e| Rejection::BadPayload(e.to_string()))?;
+            serde_json::from_slice(&payload).map_err(|e| Rejection::BadPayload(e.to_string()))?;
         Ok(Opened { claims, payload })
     }
+}
+
+/// An authenticated token, before its claims are checked.
+struct Unsealed {
+    claims: Claims,
+    commitments: Commitments,
+    payload: Vec<u8>,
+    keys: Arc<keys::DerivedKeys>,
 }
 
 impl std::fmt::Debug for StateCodec {
