@@ -305,12 +305,26 @@ impl rmcp::ServerHandler for Mixed {
         serde_json::from_value(json!({"protocolVersion": "2026-07-28", "capabilities": {"tools": {}}, "serverInfo": {"name": "mixed", "version": "1"}})).unwrap()
     }
 
-    async fn list_tools(&self, _: Option<rmcp::model::PaginatedRequestParams>, _: RequestContext<rmcp::RoleServer>) -> Result<rmcp::model::ListToolsResult, ErrorData> {
-        Ok(rmcp::model::ListToolsResult::with_all_items(self.router.list_all()))
+    async fn list_tools(
+        &self,
+        _: Option<rmcp::model::PaginatedRequestParams>,
+        _: RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::ListToolsResult, ErrorData> {
+        Ok(rmcp::model::ListToolsResult::with_all_items(
+            self.router.list_all(),
+        ))
     }
 
-    async fn call_tool(&self, request: CallToolRequestParams, context: RequestContext<rmcp::RoleServer>) -> Result<rmcp::model::CallToolResponse, ErrorData> {
-        self.router.call(rmcp::handler::server::tool::ToolCallContext::new(self, request, context)).await
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::CallToolResponse, ErrorData> {
+        self.router
+            .call(rmcp::handler::server::tool::ToolCallContext::new(
+                self, request, context,
+            ))
+            .await
     }
 }
 
@@ -320,10 +334,15 @@ async fn mrtr_tools_mount_in_an_rmcp_tool_router_beside_rmcp_tools() {
     let counters = Arc::new(Counters::default());
     let mut router = ToolRouter::<Mixed>::new();
     let schema = Arc::new(json!({"type": "object"}).as_object().unwrap().clone());
-    router.add_route(ToolRoute::new_dyn(rmcp::model::Tool::new("ping", "An rmcp tool.", schema), |_| {
-        let pong: rmcp::model::CallToolResult = serde_json::from_value(json!({"content": [{"type": "text", "text": "pong"}]})).unwrap();
-        Box::pin(async move { Ok(pong.into()) })
-    }));
+    router.add_route(ToolRoute::new_dyn(
+        rmcp::model::Tool::new("ping", "An rmcp tool.", schema),
+        |_| {
+            let pong: rmcp::model::CallToolResult =
+                serde_json::from_value(json!({"content": [{"type": "text", "text": "pong"}]}))
+                    .unwrap();
+            Box::pin(async move { Ok(pong.into()) })
+        },
+    ));
     for route in McpServer::new(server(&counters)).tool_routes::<Mixed>() {
         router.add_route(route);
     }
@@ -333,17 +352,34 @@ async fn mrtr_tools_mount_in_an_rmcp_tool_router_beside_rmcp_tools() {
         let _ = running.waiting().await;
     });
     let client = User
-        .serve_with_lifecycle(client_io, ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] })
+        .serve_with_lifecycle(
+            client_io,
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+        )
         .await
         .unwrap();
     let tools = client.list_all_tools().await.unwrap();
     let mut names: Vec<String> = tools.iter().map(|tool| tool.name.to_string()).collect();
     names.sort();
     assert_eq!(names, ["ping", "sign_in", "trip"]);
-    let ping = client.call_tool(CallToolRequestParams::new("ping")).await.unwrap();
-    assert_eq!(serde_json::to_value(&ping).unwrap()["content"][0]["text"], "pong");
+    let ping = client
+        .call_tool(CallToolRequestParams::new("ping"))
+        .await
+        .unwrap();
+    assert_eq!(
+        serde_json::to_value(&ping).unwrap()["content"][0]["text"],
+        "pong"
+    );
     let arguments = json!({"traveller": "Cy"}).as_object().unwrap().clone();
-    let booked = client.call_tool(CallToolRequestParams::new("trip").with_arguments(arguments)).await.unwrap();
-    assert_eq!(serde_json::to_value(&booked).unwrap()["content"][0]["text"], "Cy goes to Lisbon for 3 nights");
+    let booked = client
+        .call_tool(CallToolRequestParams::new("trip").with_arguments(arguments))
+        .await
+        .unwrap();
+    assert_eq!(
+        serde_json::to_value(&booked).unwrap()["content"][0]["text"],
+        "Cy goes to Lisbon for 3 nights"
+    );
     client.cancel().await.unwrap();
 }

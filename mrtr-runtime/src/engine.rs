@@ -12,13 +12,15 @@ use crate::context::{Access, AppState, Authorize, Context, Denied};
 use crate::input::InputRequest;
 use crate::machine::{Answers, Machine, Outcome, Step, StepError};
 use crate::protocol::RpcError;
-use crate::token::{Binding, Flow, InvalidState, StateCodec};
+use crate::single_use::ReplayStore;
+use crate::token::{Binding, Claims, Flow, InvalidState, StateCodec};
 
 /// What every round needs from the server.
 pub(crate) struct Environment {
     pub(crate) codec: StateCodec,
     pub(crate) state: Arc<AppState>,
     pub(crate) authorizer: Option<Arc<dyn Authorize>>,
+    pub(crate) replays: Arc<dyn ReplayStore>,
 }
 
 /// One request of a flow, already checked for shape by the server.
@@ -31,6 +33,7 @@ pub(crate) struct RoundInput<'a> {
     pub(crate) capabilities: ClientCapabilities,
     pub(crate) principal: Option<&'a str>,
     pub(crate) max_rounds: u32,
+    pub(crate) single_use: bool,
 }
 
 /// How a round ended, before the server maps it onto the method's result or error.
@@ -94,6 +97,9 @@ pub(crate) async fn run_round(
     let (flow, mut state, resumed) = match input.request_state {
         Some(token) => {
             let opened = env.codec.open::<SavedState>(token, &binding, fingerprint)?;
+            if input.single_use {
+                consume(env, &opened.claims).await?;
+            }
             (opened.claims.flow().next_round(), opened.payload, true)
         }
         None => {
@@ -208,6 +214,23 @@ pub(crate) async fn run_round(
             return suspend(env, &flow, &binding, &state, outgoing, input.max_rounds);
         }
     }
+}
+
+/// Redeems a single-use state: refused like any invalid state if it was redeemed before.
+async fn consume(env: &Environment, claims: &Claims) -> Result<(), RpcError> {
+    let first = env
+        .replays
+        .consume(claims.token_id(), claims.expires_at(), env.codec.now())
+        .await
+        .map_err(|error| {
+            tracing::error!(target: "mrtr::state", %error, "the single-use store failed");
+            RpcError::internal("the single-use store is unavailable")
+        })?;
+    if first {
+        return Ok(());
+    }
+    tracing::warn!(target: "mrtr::state", reason = "single-use state presented again", token = %claims.token_id(), "rejected requestState");
+    Err(RpcError::invalid_params(InvalidState::MESSAGE))
 }
 
 /// Matches the responses to the unanswered pending questions and returns the questions to ask

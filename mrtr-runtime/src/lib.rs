@@ -25,6 +25,7 @@ mod results;
 #[cfg(feature = "rmcp")]
 pub mod rmcp;
 mod server;
+mod single_use;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod token;
@@ -46,6 +47,7 @@ pub use results::{
     CallToolResult, Json, PromptMessage, PromptOutput, ResourceContents, ResourceOutput, ToolOutput,
 };
 pub use server::{BuildError, DEFAULT_MAX_ROUNDS, Server, ServerBuilder};
+pub use single_use::{MemoryStore, ReplayStore};
 pub use uri_template::UriTemplate;
 
 /// The `ask!` points of a `#[mrtr::tool]` body are rewritten by the attribute; an `ask!` that

@@ -17,6 +17,7 @@ use crate::protocol::{
     codes,
 };
 use crate::results::{CallToolResult, ToolOutput};
+use crate::single_use::{MemoryStore, ReplayStore};
 use crate::token::{KeyError, KeyRing, Mode, StateCodec};
 use crate::uri_template::UriTemplate;
 
@@ -57,6 +58,7 @@ struct Inner {
     prompts: Vec<(PromptDescriptor, Arc<dyn Prompt>)>,
     resources: Vec<(UriTemplate, ResourceDescriptor, Arc<dyn Resource>)>,
     max_rounds: u32,
+    single_use: bool,
     list_cache: CacheHint,
 }
 
@@ -73,6 +75,8 @@ pub struct ServerBuilder {
     resources: Vec<Arc<dyn Resource>>,
     state: AppState,
     authorizer: Option<Arc<dyn Authorize>>,
+    replays: Arc<dyn ReplayStore>,
+    single_use: bool,
     max_rounds: u32,
     list_cache: CacheHint,
 }
@@ -112,6 +116,8 @@ impl Server {
             resources: Vec::new(),
             state: AppState::default(),
             authorizer: None,
+            replays: Arc::new(MemoryStore::default()),
+            single_use: false,
             max_rounds: DEFAULT_MAX_ROUNDS,
             list_cache: CacheHint {
                 ttl_ms: 60_000,
@@ -149,7 +155,11 @@ impl Server {
 
     /// The `tools/list` entries of the registered tools.
     pub fn tool_entries(&self) -> Vec<Value> {
-        self.inner.tools.iter().map(|(descriptor, _)| tool_entry(descriptor)).collect()
+        self.inner
+            .tools
+            .iter()
+            .map(|(descriptor, _)| tool_entry(descriptor))
+            .collect()
     }
 
     /// The implementation name and version given to [`Server::builder`].
@@ -310,6 +320,7 @@ impl Server {
             capabilities,
             principal,
             max_rounds: descriptor.max_rounds.unwrap_or(self.inner.max_rounds),
+            single_use: descriptor.single_use || self.inner.single_use,
         };
         let failed =
             |message: String| self.complete(CallToolResult::error(message).into_tool_result());
@@ -357,6 +368,7 @@ impl Server {
             capabilities,
             principal,
             max_rounds: descriptor.max_rounds.unwrap_or(self.inner.max_rounds),
+            single_use: self.inner.single_use,
         };
         let end = run_round(&self.inner.env, &**prompt, input).await?;
         self.finish_non_tool(end, |result| self.complete(result))
@@ -396,6 +408,7 @@ impl Server {
             capabilities,
             principal,
             max_rounds: descriptor.max_rounds.unwrap_or(self.inner.max_rounds),
+            single_use: self.inner.single_use,
         };
         let end = run_round(&self.inner.env, &**resource, input).await?;
         self.finish_non_tool(end, |result| self.cacheable(result, cache))
@@ -653,6 +666,20 @@ impl ServerBuilder {
         self
     }
 
+    /// Where single-use states are recorded (default: [`MemoryStore`], right for a single
+    /// instance; several instances need a shared store).
+    pub fn replay_store(mut self, store: impl ReplayStore) -> Self {
+        self.replays = Arc::new(store);
+        self
+    }
+
+    /// Makes every tool, prompt and resource single use, not only those marked
+    /// `#[mrtr::tool(single_use)]`.
+    pub fn single_use(mut self, all: bool) -> Self {
+        self.single_use = all;
+        self
+    }
+
     /// The default round cap (default [`DEFAULT_MAX_ROUNDS`]).
     pub fn max_rounds(mut self, rounds: u32) -> Self {
         self.max_rounds = rounds;
@@ -720,7 +747,9 @@ impl ServerBuilder {
                     codec,
                     state: Arc::new(self.state),
                     authorizer: self.authorizer,
+                    replays: self.replays,
                 },
+                single_use: self.single_use,
                 tools,
                 prompts,
                 resources,

@@ -92,12 +92,22 @@ impl Harness {
     /// A harness for a prompt.
     pub fn prompt(prompt: impl Prompt) -> Self {
         let name = prompt.descriptor().name;
-        HarnessBuilder::new(Server::builder("harness", "0").prompt(prompt), Kind::Prompt, name).build()
+        HarnessBuilder::new(
+            Server::builder("harness", "0").prompt(prompt),
+            Kind::Prompt,
+            name,
+        )
+        .build()
     }
 
     /// A harness reading `uri` from a resource template.
     pub fn resource(resource: impl Resource, uri: &str) -> Self {
-        HarnessBuilder::new(Server::builder("harness", "0").resource(resource), Kind::Resource, uri.to_owned()).build()
+        HarnessBuilder::new(
+            Server::builder("harness", "0").resource(resource),
+            Kind::Resource,
+            uri.to_owned(),
+        )
+        .build()
     }
 
     /// Configures a harness for a tool.
@@ -123,7 +133,11 @@ impl Harness {
     }
 
     /// The first request with answers sent before any question was asked.
-    pub async fn call_with_answers<'k>(&self, arguments: Value, answers: impl IntoIterator<Item = (&'k str, Value)>) -> Round {
+    pub async fn call_with_answers<'k>(
+        &self,
+        arguments: Value,
+        answers: impl IntoIterator<Item = (&'k str, Value)>,
+    ) -> Round {
         let mut retry = Retry::fresh(self, arguments);
         retry.responses = Some(collect(answers));
         self.send(retry).await
@@ -132,7 +146,12 @@ impl Harness {
     /// Every request and response so far, as pretty JSON, with tokens replaced by
     /// `<requestState n>` so the text can be compared with a snapshot.
     pub fn transcript(&self) -> String {
-        let exchange = self.inner.transcript.lock().expect("transcript lock").clone();
+        let exchange = self
+            .inner
+            .transcript
+            .lock()
+            .expect("transcript lock")
+            .clone();
         let mut tokens: Vec<String> = Vec::new();
         let mut text = String::new();
         for (request, response) in exchange {
@@ -140,10 +159,14 @@ impl Harness {
                 let mut message = message;
                 for pointer in ["/params/requestState", "/result/requestState"] {
                     if let Some(Value::String(token)) = message.pointer_mut(pointer) {
-                        let index = tokens.iter().position(|seen| seen == token).unwrap_or_else(|| {
-                            tokens.push(token.clone());
-                            tokens.len() - 1
-                        });
+                        let index =
+                            tokens
+                                .iter()
+                                .position(|seen| seen == token)
+                                .unwrap_or_else(|| {
+                                    tokens.push(token.clone());
+                                    tokens.len() - 1
+                                });
                         *token = format!("<requestState {}>", index + 1);
                     }
                 }
@@ -191,9 +214,21 @@ impl Harness {
             params.insert("requestState".into(), state.clone().into());
         }
         let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        let response = inner.server.handle_as(request.clone(), retry.principal.as_deref()).await;
-        inner.transcript.lock().expect("transcript lock").push((request, response.clone()));
-        Round { harness: self.clone(), arguments: retry.arguments, principal: retry.principal, response }
+        let response = inner
+            .server
+            .handle_as(request.clone(), retry.principal.as_deref())
+            .await;
+        inner
+            .transcript
+            .lock()
+            .expect("transcript lock")
+            .push((request, response.clone()));
+        Round {
+            harness: self.clone(),
+            arguments: retry.arguments,
+            principal: retry.principal,
+            response,
+        }
     }
 }
 
@@ -241,9 +276,22 @@ impl HarnessBuilder {
     /// If the server cannot be built (two machines with one name).
     pub fn build(self) -> Harness {
         let clock = ManualClock::new(1_800_000_000);
-        let ring = KeyRing::with_signing_key(KeyId::new("harness").expect("valid id"), SecretKey::random());
-        let codec = StateCodec::builder().mode(self.mode).key_ring(ring).audience("harness").clock(clock.clone()).build().expect("a signing key");
-        let server = self.builder.codec(codec).build().expect("the harness's server builds");
+        let ring = KeyRing::with_signing_key(
+            KeyId::new("harness").expect("valid id"),
+            SecretKey::random(),
+        );
+        let codec = StateCodec::builder()
+            .mode(self.mode)
+            .key_ring(ring)
+            .audience("harness")
+            .clock(clock.clone())
+            .build()
+            .expect("a signing key");
+        let server = self
+            .builder
+            .codec(codec)
+            .build()
+            .expect("the harness's server builds");
         Harness {
             inner: Arc::new(Inner {
                 server,
@@ -260,7 +308,12 @@ impl HarnessBuilder {
 }
 
 fn collect<'k>(answers: impl IntoIterator<Item = (&'k str, Value)>) -> Value {
-    Value::Object(answers.into_iter().map(|(key, value)| (key.to_owned(), value)).collect())
+    Value::Object(
+        answers
+            .into_iter()
+            .map(|(key, value)| (key.to_owned(), value))
+            .collect(),
+    )
 }
 
 /// One round's request and response.
@@ -305,7 +358,11 @@ impl Round {
     }
 
     fn result(&self) -> &Value {
-        assert!(self.response.get("error").is_none(), "expected a result, got the error {}", self.response["error"]);
+        assert!(
+            self.response.get("error").is_none(),
+            "expected a result, got the error {}",
+            self.response["error"]
+        );
         &self.response["result"]
     }
 
@@ -330,12 +387,17 @@ impl Round {
     ///
     /// If the round did not end with a JSON-RPC error.
     pub fn error_code(&self) -> i64 {
-        self.response["error"]["code"].as_i64().unwrap_or_else(|| panic!("expected a JSON-RPC error, got {}", self.response))
+        self.response["error"]["code"]
+            .as_i64()
+            .unwrap_or_else(|| panic!("expected a JSON-RPC error, got {}", self.response))
     }
 
     /// The keys asked this round, sorted.
     pub fn keys(&self) -> Vec<String> {
-        let mut keys: Vec<String> = self.result()["inputRequests"].as_object().map(|requests| requests.keys().cloned().collect()).unwrap_or_default();
+        let mut keys: Vec<String> = self.result()["inputRequests"]
+            .as_object()
+            .map(|requests| requests.keys().cloned().collect())
+            .unwrap_or_default();
         keys.sort();
         keys
     }
@@ -345,7 +407,12 @@ impl Round {
     pub fn assert_asks<'k>(&self, keys: impl IntoIterator<Item = &'k str>) {
         let mut expected: Vec<String> = keys.into_iter().map(str::to_owned).collect();
         expected.sort();
-        assert_eq!(self.keys(), expected, "keys asked; response: {}", self.response);
+        assert_eq!(
+            self.keys(),
+            expected,
+            "keys asked; response: {}",
+            self.response
+        );
     }
 
     /// The question asked under `key`.
@@ -356,7 +423,11 @@ impl Round {
     #[track_caller]
     pub fn request(&self, key: &str) -> Asked<'_> {
         let request = &self.result()["inputRequests"][key];
-        assert!(!request.is_null(), "`{key}` was not asked; response: {}", self.response);
+        assert!(
+            !request.is_null(),
+            "`{key}` was not asked; response: {}",
+            self.response
+        );
         Asked(request)
     }
 
@@ -366,7 +437,10 @@ impl Round {
     ///
     /// If the round sent none.
     pub fn state(&self) -> String {
-        self.result()["requestState"].as_str().unwrap_or_else(|| panic!("no requestState in {}", self.response)).to_owned()
+        self.result()["requestState"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no requestState in {}", self.response))
+            .to_owned()
     }
 
     /// This round's state with one character changed.
@@ -380,15 +454,26 @@ impl Round {
     /// The values the machine kept in this round's state (its frame), read with the
     /// harness's key.
     pub fn kept(&self) -> Value {
-        let opened = self.harness.inner.server.codec().inspect(&self.state()).expect("the harness's own token opens");
+        let opened = self
+            .harness
+            .inner
+            .server
+            .codec()
+            .inspect(&self.state())
+            .expect("the harness's own token opens");
         opened.payload["f"].clone()
     }
 
     /// A tool's first text content (a prompt's first message text, a resource's first text).
     pub fn text(&self) -> String {
         let result = self.result();
-        let text = result.pointer("/content/0/text").or_else(|| result.pointer("/messages/0/content/text")).or_else(|| result.pointer("/contents/0/text"));
-        text.and_then(Value::as_str).unwrap_or_else(|| panic!("no text in {}", self.response)).to_owned()
+        let text = result
+            .pointer("/content/0/text")
+            .or_else(|| result.pointer("/messages/0/content/text"))
+            .or_else(|| result.pointer("/contents/0/text"));
+        text.and_then(Value::as_str)
+            .unwrap_or_else(|| panic!("no text in {}", self.response))
+            .to_owned()
     }
 
     /// Retries with this round's state and `answers`.
@@ -404,7 +489,9 @@ impl Round {
             arguments: self.arguments.clone(),
             principal: self.principal.clone(),
             capabilities: self.harness.inner.capabilities.clone(),
-            state: self.response["result"]["requestState"].as_str().map(str::to_owned),
+            state: self.response["result"]["requestState"]
+                .as_str()
+                .map(str::to_owned),
             responses: None,
         }
     }

@@ -155,6 +155,14 @@ impl Emitter<'_> {
                 prelude.extend(quote!(let #pat: #ty = __mrtr_try!(__mrtr_private::arguments(__mrtr_arguments));));
             }
         }
+        // Context lookups declared in another block are done again here.
+        for id in data.used.difference(&data.declared) {
+            let binding = &self.program.bindings[*id];
+            if let (BindingKind::Derived, Some(rebuild)) = (binding.kind, &binding.rebuild) {
+                let ident = &binding.ident;
+                prelude.extend(quote!(let #ident = #rebuild;));
+            }
+        }
         for id in self.live[block].intersection(&data.used) {
             let binding = &self.program.bindings[*id];
             let (ident, slot, name) = (&binding.ident, slot(*id), ident_name(&binding.ident));

@@ -5,10 +5,10 @@
 use std::collections::BTreeSet;
 
 use super::lower::{BlockId, Program};
-use super::scope::{BindingId, BindingKind};
+use super::scope::BindingId;
 
 pub(crate) fn live_in(program: &Program) -> Vec<BTreeSet<BindingId>> {
-    let tracked = |id: &BindingId| program.bindings[*id].kind != BindingKind::Param;
+    let tracked = |id: &BindingId| program.bindings[*id].kind.is_kept();
     let mut live = vec![BTreeSet::new(); program.blocks.len()];
     loop {
         let mut changed = false;

@@ -93,6 +93,8 @@ pub(crate) struct Lowerer<'e> {
     current: BlockId,
     synthetic: usize,
     errors: &'e mut Errors,
+    /// The context parameter's name, to recognise `cx.state::<T>()` lookups.
+    context: Option<String>,
 }
 
 /// Marker left in user code where a `break`/`continue` leaves a lowered loop; replaced by the
@@ -100,7 +102,7 @@ pub(crate) struct Lowerer<'e> {
 pub(crate) const JUMP_MARKER: &str = "__mrtr_jump";
 
 impl<'e> Lowerer<'e> {
-    pub(crate) fn new(errors: &'e mut Errors) -> Self {
+    pub(crate) fn new(errors: &'e mut Errors, context: Option<String>) -> Self {
         let mut scopes = Scopes::default();
         scopes.push();
         Self {
@@ -116,6 +118,7 @@ impl<'e> Lowerer<'e> {
             current: 0,
             synthetic: 0,
             errors,
+            context,
         }
     }
 
@@ -155,6 +158,7 @@ impl<'e> Lowerer<'e> {
             mutable,
             kind,
             borrowed: false,
+            rebuild: None,
         });
         id
     }
@@ -238,6 +242,16 @@ impl<'e> Lowerer<'e> {
         nodes
     }
 
+    /// `cx.state::<T>()` on the context parameter: a lookup that is as good as new in every
+    /// round, so a binding of it is rebuilt where used instead of kept.
+    fn is_context_lookup(&self, expr: &Expr) -> bool {
+        let Expr::MethodCall(call) = expr else {
+            return false;
+        };
+        let on_context = matches!(&*call.receiver, Expr::Path(path) if self.context.as_deref().is_some_and(|cx| path.path.is_ident(cx)));
+        on_context && call.method == "state" && call.args.is_empty()
+    }
+
     fn error(&mut self, tokens: impl ToTokens, message: impl std::fmt::Display) {
         self.errors.spanned(tokens, message);
     }
@@ -307,7 +321,15 @@ impl<'e> Lowerer<'e> {
         {
             // Uses are those of the initializer; the pattern's names are declared after it.
             self.verbatim(&Stmt::Local(local.clone()));
-            self.declare_borrowing(&local.pat, BindingKind::Local, borrowed);
+            if let (Some(ident), true) =
+                (binding_key(&local.pat), self.is_context_lookup(&init.expr))
+            {
+                let id = self.binding(ident, false, BindingKind::Derived);
+                self.program.bindings[id].rebuild = Some(init.expr.to_token_stream());
+                self.program.blocks[self.current].declared.insert(id);
+            } else {
+                self.declare_borrowing(&local.pat, BindingKind::Local, borrowed);
+            }
             return;
         }
         if let Some((_, diverge)) = &init.diverge {

@@ -71,7 +71,14 @@ struct Lowered {
 }
 
 fn lower(function: &ItemFn, signature: &Signature<'_>, errors: &mut Errors) -> Lowered {
-    let mut lowerer = Lowerer::new(errors);
+    let context = signature
+        .context
+        .as_ref()
+        .and_then(|context| match context.pat {
+            syn::Pat::Ident(pat) => Some(pat.ident.to_string()),
+            _ => None,
+        });
+    let mut lowerer = Lowerer::new(errors, context);
     let (args_bindings, args_kept) = match &signature.args {
         Some(args) => {
             let kept = scope::pattern_bindings(args.pat)

@@ -23,6 +23,17 @@ pub(crate) enum BindingKind {
     Param,
     /// A value the lowering introduces (the result of an `if` that asks, a `for` loop's state).
     Synthetic,
+    /// `let state = cx.state::<T>();`: a lookup through the context, evaluated again in each
+    /// block that uses it rather than kept.
+    Derived,
+}
+
+impl BindingKind {
+    /// Whether values of this kind cross blocks through slots (and are kept at suspensions);
+    /// parameters and context lookups are rebuilt where they are used instead.
+    pub(crate) fn is_kept(self) -> bool {
+        !matches!(self, BindingKind::Param | BindingKind::Derived)
+    }
 }
 
 /// One declared name.
@@ -32,6 +43,8 @@ pub(crate) struct Binding {
     pub(crate) kind: BindingKind,
     /// Visibly a borrow: `let x: &T = ..`, `let x = &..`, `ref x`.
     pub(crate) borrowed: bool,
+    /// For a [`BindingKind::Derived`] binding, the expression that rebuilds it.
+    pub(crate) rebuild: Option<proc_macro2::TokenStream>,
 }
 
 /// The lexical scopes the lowering walks through, innermost last.

@@ -19,6 +19,8 @@
 //! request's extensions: put one there from your HTTP authentication layer (rmcp passes the
 //! HTTP request's `Parts` through), or into the rmcp context's extensions.
 
+use rmcp::handler::server::router::tool::ToolRoute;
+use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ErrorCode, GetPromptRequestParams,
     GetPromptResponse, GetPromptResult, Implementation, InputRequiredResult, ListPromptsResult,
@@ -26,8 +28,6 @@ use rmcp::model::{
     ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerCapabilities,
     ServerConfig,
 };
-use rmcp::handler::server::router::tool::ToolRoute;
-use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde::Serialize;

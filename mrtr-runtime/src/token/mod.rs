@@ -202,14 +202,20 @@ impl StateCodec {
         let unsealed = self.unseal(token).map_err(InvalidState::new)?;
         let payload = serde_json::from_slice(&unsealed.payload)
             .map_err(|e| InvalidState::new(Rejection::BadPayload(e.to_string())))?;
-        Ok(Opened { claims: unsealed.claims, payload })
+        Ok(Opened {
+            claims: unsealed.claims,
+            payload,
+        })
     }
 
     /// Size cap, strict decoding, key lookup, tag; then the body split and inflated.
     fn unseal(&self, token: &str) -> Result<Unsealed, Rejection> {
         let settings = &*self.inner;
         if token.len() > settings.max_token_len {
-            return Err(Rejection::Oversized { len: token.len(), max: settings.max_token_len });
+            return Err(Rejection::Oversized {
+                len: token.len(),
+                max: settings.max_token_len,
+            });
         }
         let envelope = wire::Envelope::decode(token, settings.mode)?;
         let keys = settings
@@ -225,7 +231,12 @@ impl StateCodec {
         } else {
             payload.to_vec()
         };
-        Ok(Unsealed { claims, commitments, payload, keys })
+        Ok(Unsealed {
+            claims,
+            commitments,
+            payload,
+            keys,
+        })
     }
 
     fn verify<P: DeserializeOwned>(
@@ -235,7 +246,12 @@ impl StateCodec {
         fingerprint: Fingerprint,
     ) -> Result<Opened<P>, Rejection> {
         let settings = &*self.inner;
-        let Unsealed { claims, commitments, payload, keys } = self.unseal(token)?;
+        let Unsealed {
+            claims,
+            commitments,
+            payload,
+            keys,
+        } = self.unseal(token)?;
         let now = self.now();
         if claims.issued_at > now.saturating_add(settings.clock_skew) {
             return Err(Rejection::IssuedInFuture);
