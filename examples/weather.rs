@@ -11,23 +11,23 @@ use serde_json::{Value, json};
 
 /// The user's GitHub login.
 #[derive(Form, Debug)]
-struct Login {
+pub struct Login {
     /// GitHub username
     #[form(min_length = 1, max_length = 39)]
-    name: String,
+    pub name: String,
 }
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
-struct WeatherArgs {
+pub struct WeatherArgs {
     /// City to look up
-    location: String,
+    pub location: String,
 }
 
 /// Today's forecasts, shared by every request.
-struct Forecasts(HashMap<&'static str, &'static str>);
+pub struct Forecasts(pub HashMap<&'static str, &'static str>);
 
 impl Forecasts {
-    async fn today(&self, location: &str) -> Result<String, ToolError> {
+    pub async fn today(&self, location: &str) -> Result<String, ToolError> {
         self.0
             .get(location)
             .map(|forecast| forecast.to_string())
@@ -37,7 +37,7 @@ impl Forecasts {
 
 /// Current weather for a location.
 #[mrtr::tool]
-async fn get_weather(args: WeatherArgs, cx: &Context) -> Result<String, ToolError> {
+pub async fn get_weather(args: WeatherArgs, cx: &Context) -> Result<String, ToolError> {
     let forecast = cx.state::<Forecasts>().today(&args.location).await?; // runs once, in round 1
     let github_login = ask!(elicit::form::<Login>("Please provide your GitHub username"));
     let Answer::Accept(login) = github_login else {
@@ -49,6 +49,7 @@ async fn get_weather(args: WeatherArgs, cx: &Context) -> Result<String, ToolErro
     )) // `forecast` was kept
 }
 
+#[allow(dead_code)]
 fn request(id: u64, params: Value) -> Value {
     let mut params = params;
     params["_meta"] = json!({
@@ -58,13 +59,18 @@ fn request(id: u64, params: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
 }
 
+pub fn forecasts() -> Forecasts {
+    Forecasts(HashMap::from([
+        ("Paris", "sunny, 21°C"),
+        ("Lyon", "rain, 14°C"),
+    ]))
+}
+
+#[allow(dead_code)]
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let server = Server::builder("weather", "1.0.0")
-        .state(Forecasts(HashMap::from([
-            ("Paris", "sunny, 21°C"),
-            ("Lyon", "rain, 14°C"),
-        ])))
+        .state(forecasts())
         .tool(get_weather)
         .build()?;
 

@@ -153,6 +153,11 @@ impl Server {
         )
     }
 
+    /// The application state of type `T` registered with [`ServerBuilder::state`].
+    pub fn app_state<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.inner.env.state.get()
+    }
+
     /// The `tools/list` entries of the registered tools.
     pub fn tool_entries(&self) -> Vec<Value> {
         self.inner
