@@ -280,16 +280,16 @@ async fn a_2025_11_25_client_is_refused_clearly() {
         "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}}, "clientInfo": {"name": "old", "version": "1"}
     }))
     .unwrap();
-    let client = legacy.serve(client_io).await.unwrap();
-    let arguments = json!({"traveller": "Old"}).as_object().unwrap().clone();
-    let error = client
-        .peer()
-        .call_tool(CallToolRequestParams::new("trip").with_arguments(arguments))
+    // Refused at the handshake, with the versions this server speaks.
+    let error = legacy
+        .serve(client_io)
         .await
-        .unwrap_err();
-    let message = error.to_string();
+        .expect_err("a 2025-11-25 handshake is refused");
+    let message = format!("{error:?}");
     assert!(
-        message.contains("2025-11-25") || message.contains("2026-07-28"),
+        message.contains("-32022")
+            && message.contains("2026-07-28")
+            && message.contains("2025-11-25"),
         "{message}"
     );
     assert_eq!(counters.get("search"), 0, "no code ran for the old client");

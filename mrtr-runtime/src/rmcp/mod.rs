@@ -19,14 +19,16 @@
 //! request's extensions: put one there from your HTTP authentication layer (rmcp passes the
 //! HTTP request's `Parts` through), or into the rmcp context's extensions.
 
+use std::borrow::Cow;
+
 use rmcp::handler::server::router::tool::ToolRoute;
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ErrorCode, GetPromptRequestParams,
     GetPromptResponse, GetPromptResult, Implementation, InputRequiredResult, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerCapabilities,
-    ServerConfig,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -169,6 +171,12 @@ fn is_input_required(result: &Value) -> bool {
 }
 
 impl ServerHandler for McpServer {
+    /// Only 2026-07-28: MRTR has no meaning for older revisions, whose clients are refused at
+    /// the handshake rather than half-served.
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Owned(vec![ProtocolVersion::V_2026_07_28])
+    }
+
     fn get_info(&self) -> ServerConfig {
         let mut capabilities = Map::new();
         let (tools, prompts, resources) = self.server.registered();
