@@ -52,11 +52,7 @@ pub(crate) fn entries(
                 for entry in found {
                     let key = entry.key.to_string();
                     if !allowed.contains(&key.as_str()) {
-                        let expected = allowed
-                            .iter()
-                            .map(|key| format!("`{key}`"))
-                            .collect::<Vec<_>>()
-                            .join(", ");
+                        let expected = expected(allowed);
                         errors.spanned(
                             &entry.key,
                             format!(
@@ -74,6 +70,15 @@ pub(crate) fn entries(
         }
     }
     entries
+}
+
+/// `allowed` as a list for an error message: `` `a`, `b`, `c` ``.
+pub(crate) fn expected(allowed: &[&str]) -> String {
+    allowed
+        .iter()
+        .map(|key| format!("`{key}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The string literal of an entry, or an error at its value.

@@ -315,18 +315,20 @@ impl Server {
             .find(|(descriptor, _)| descriptor.name == name)
             .ok_or_else(|| RpcError::invalid_params(format!("unknown tool {name:?}")))?;
         let arguments = arguments(params)?;
-        let (input_responses, request_state) = retry_fields(params)?;
-        let input = RoundInput {
-            method: "tools/call",
-            target: name,
-            arguments: &arguments,
-            input_responses,
-            request_state,
+        let (max_rounds, single_use) = (descriptor.max_rounds, descriptor.single_use);
+        let incoming = Incoming {
+            params,
             capabilities,
             principal,
-            max_rounds: descriptor.max_rounds.unwrap_or(self.inner.max_rounds),
-            single_use: descriptor.single_use || self.inner.single_use,
         };
+        let input = self.round_input(
+            "tools/call",
+            name,
+            &arguments,
+            incoming,
+            max_rounds,
+            single_use,
+        )?;
         let failed =
             |message: String| self.complete(CallToolResult::error(message).into_tool_result());
         Ok(match run_round(&self.inner.env, &**tool, input).await? {
@@ -363,18 +365,19 @@ impl Server {
                 "prompt argument {key:?} must be a string"
             )));
         }
-        let (input_responses, request_state) = retry_fields(params)?;
-        let input = RoundInput {
-            method: "prompts/get",
-            target: name,
-            arguments: &arguments,
-            input_responses,
-            request_state,
+        let incoming = Incoming {
+            params,
             capabilities,
             principal,
-            max_rounds: descriptor.max_rounds.unwrap_or(self.inner.max_rounds),
-            single_use: self.inner.single_use,
         };
+        let input = self.round_input(
+            "prompts/get",
+            name,
+            &arguments,
+            incoming,
+            descriptor.max_rounds,
+            false,
+        )?;
         let end = run_round(&self.inner.env, &**prompt, input).await?;
         self.finish_non_tool(end, |result| self.complete(result))
     }
@@ -397,26 +400,53 @@ impl Server {
             })
             .ok_or_else(|| RpcError::invalid_params(format!("resource not found: {uri}")))?;
         let arguments = Value::Object(variables);
-        let (input_responses, request_state) = retry_fields(params)?;
+        let incoming = Incoming {
+            params,
+            capabilities,
+            principal,
+        };
+        let input = self.round_input(
+            "resources/read",
+            uri,
+            &arguments,
+            incoming,
+            descriptor.max_rounds,
+            false,
+        )?;
         // A result that depends on answers must not be cached.
-        let cache = if input_responses.is_some() || request_state.is_some() {
+        let retried = input.input_responses.is_some() || input.request_state.is_some();
+        let cache = if retried {
             CacheHint::NONE
         } else {
             descriptor.cache
         };
-        let input = RoundInput {
-            method: "resources/read",
-            target: uri,
-            arguments: &arguments,
-            input_responses,
-            request_state,
-            capabilities,
-            principal,
-            max_rounds: descriptor.max_rounds.unwrap_or(self.inner.max_rounds),
-            single_use: self.inner.single_use,
-        };
         let end = run_round(&self.inner.env, &**resource, input).await?;
         self.finish_non_tool(end, |result| self.cacheable(result, cache))
+    }
+
+    /// The round of a `tools/call`, `prompts/get` or `resources/read`, with the retry fields
+    /// checked and the server's defaults applied.
+    fn round_input<'a>(
+        &self,
+        method: &'a str,
+        target: &'a str,
+        arguments: &'a Value,
+        incoming: Incoming<'a>,
+        max_rounds: Option<u32>,
+        single_use: bool,
+    ) -> Result<RoundInput<'a>, RpcError> {
+        let (input_responses, request_state) = retry_fields(incoming.params)?;
+        Ok(RoundInput {
+            method,
+            target,
+            arguments,
+            input_responses,
+            request_state,
+            capabilities: incoming.capabilities,
+            principal: incoming.principal,
+            max_rounds: max_rounds.unwrap_or(self.inner.max_rounds),
+            single_use: single_use || self.inner.single_use,
+        })
     }
 
     /// Prompts and resources have no `isError`: failures are JSON-RPC errors.
@@ -474,6 +504,13 @@ impl std::fmt::Debug for Server {
             .field("info", &self.inner.info)
             .finish_non_exhaustive()
     }
+}
+
+/// What every round takes from the request besides its target.
+struct Incoming<'a> {
+    params: &'a Map<String, Value>,
+    capabilities: ClientCapabilities,
+    principal: Option<&'a str>,
 }
 
 fn response(id: Value, outcome: Result<Value, RpcError>) -> Value {

@@ -49,11 +49,7 @@ pub(crate) fn parse(kind: Kind, attr: TokenStream, errors: &mut Errors) -> Optio
             .map(ToString::to_string)
             .unwrap_or_default();
         if !allowed.contains(&key.as_str()) {
-            let expected = allowed
-                .iter()
-                .map(|key| format!("`{key}`"))
-                .collect::<Vec<_>>()
-                .join(", ");
+            let expected = crate::attr::expected(allowed);
             errors.spanned(
                 meta.path(),
                 format!("unknown argument; expected one of {expected}"),

@@ -24,11 +24,10 @@ use std::borrow::Cow;
 use rmcp::handler::server::router::tool::ToolRoute;
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ErrorCode, GetPromptRequestParams,
-    GetPromptResponse, GetPromptResult, Implementation, InputRequiredResult, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
-    ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, ErrorCode, GetPromptRequestParams, GetPromptResponse,
+    Implementation, InputRequiredResult, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -208,12 +207,14 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let result: Value = self.forward("tools/call", request, &context).await?;
-        Ok(if is_input_required(&result) {
-            CallToolResponse::InputRequired(convert::<InputRequiredResult>(result)?)
-        } else {
-            CallToolResponse::Complete(convert::<CallToolResult>(result)?)
-        })
+        self.respond(
+            "tools/call",
+            request,
+            &context,
+            CallToolResponse::Complete,
+            CallToolResponse::InputRequired,
+        )
+        .await
     }
 
     async fn list_prompts(
@@ -229,12 +230,14 @@ impl ServerHandler for McpServer {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        let result: Value = self.forward("prompts/get", request, &context).await?;
-        Ok(if is_input_required(&result) {
-            GetPromptResponse::InputRequired(convert::<InputRequiredResult>(result)?)
-        } else {
-            GetPromptResponse::Complete(convert::<GetPromptResult>(result)?)
-        })
+        self.respond(
+            "prompts/get",
+            request,
+            &context,
+            GetPromptResponse::Complete,
+            GetPromptResponse::InputRequired,
+        )
+        .await
     }
 
     async fn list_resources(
@@ -259,11 +262,33 @@ impl ServerHandler for McpServer {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let result: Value = self.forward("resources/read", request, &context).await?;
+        self.respond(
+            "resources/read",
+            request,
+            &context,
+            ReadResourceResponse::Complete,
+            ReadResourceResponse::InputRequired,
+        )
+        .await
+    }
+}
+
+impl McpServer {
+    /// A round of one of the three methods that may answer `input_required`, as rmcp's
+    /// response type for it.
+    async fn respond<C: DeserializeOwned, R>(
+        &self,
+        method: &str,
+        params: impl Serialize,
+        context: &RequestContext<RoleServer>,
+        complete: fn(C) -> R,
+        input_required: fn(InputRequiredResult) -> R,
+    ) -> Result<R, ErrorData> {
+        let result: Value = self.forward(method, params, context).await?;
         Ok(if is_input_required(&result) {
-            ReadResourceResponse::InputRequired(convert::<InputRequiredResult>(result)?)
+            input_required(convert(result)?)
         } else {
-            ReadResourceResponse::Complete(convert::<ReadResourceResult>(result)?)
+            complete(convert(result)?)
         })
     }
 }
