@@ -47,6 +47,8 @@ pub use results::{
     CallToolResult, Json, PromptMessage, PromptOutput, ResourceContents, ResourceOutput, ToolOutput,
 };
 pub use server::{BuildError, DEFAULT_MAX_ROUNDS, Server, ServerBuilder};
+#[cfg(feature = "redis")]
+pub use single_use::RedisStore;
 pub use single_use::{MemoryStore, ReplayStore};
 pub use uri_template::UriTemplate;
 

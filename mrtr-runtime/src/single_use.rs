@@ -42,8 +42,71 @@ impl ReplayStore for MemoryStore {
             .lock()
             .unwrap_or_else(|poison| poison.into_inner());
         // Expired tokens are refused by their claims anyway: forget them.
-        seen.retain(|_, until| *until >= now);
+        seen.retain(|_, until| until.saturating_add(60) >= now);
         let first = seen.insert(token, expires_at).is_none();
         Box::pin(std::future::ready(Ok(first)))
+    }
+}
+
+/// A [`ReplayStore`] in Redis, for flows served by several instances: each consumption is one
+/// atomic `SET key 1 NX PX ttl`, so exactly one instance wins a token, and the entry expires
+/// with the token.
+#[cfg(feature = "redis")]
+#[derive(Clone)]
+pub struct RedisStore {
+    connection: redis::aio::MultiplexedConnection,
+    prefix: String,
+}
+
+#[cfg(feature = "redis")]
+impl RedisStore {
+    /// Connects to `url` (`redis://127.0.0.1:6379/`); keys are prefixed with `prefix`.
+    pub async fn connect(url: &str, prefix: impl Into<String>) -> Result<Self, redis::RedisError> {
+        let connection = redis::Client::open(url)?
+            .get_multiplexed_async_connection()
+            .await?;
+        Ok(Self {
+            connection,
+            prefix: prefix.into(),
+        })
+    }
+}
+
+#[cfg(feature = "redis")]
+impl std::fmt::Debug for RedisStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisStore")
+            .field("prefix", &self.prefix)
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "redis")]
+impl ReplayStore for RedisStore {
+    fn consume(
+        &self,
+        token: TokenId,
+        expires_at: u64,
+        now: u64,
+    ) -> BoxFuture<'_, Result<bool, String>> {
+        let key = format!("{}{token}", self.prefix);
+        // Keep the entry a little past the token's expiry: the skew allowance still accepts it.
+        let ttl_ms = expires_at
+            .saturating_sub(now)
+            .saturating_add(60)
+            .saturating_mul(1000);
+        let mut connection = self.connection.clone();
+        Box::pin(async move {
+            let set: Option<String> = redis::cmd("SET")
+                .arg(&key)
+                .arg(1)
+                .arg("NX")
+                .arg("PX")
+                .arg(ttl_ms)
+                .query_async(&mut connection)
+                .await
+                .map_err(|error| error.to_string())?;
+            Ok(set.is_some())
+        })
     }
 }
