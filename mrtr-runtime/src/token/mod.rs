@@ -318,7 +318,7 @@ impl Default for StateCodecBuilder {
             clock_skew: Duration::from_secs(30),
             flow_ttl: Duration::from_secs(60 * 60),
             max_token_len: 64 * 1024,
-            compress_above: Some(512),
+            compress_above: Some(4096),
             max_payload_len: 1024 * 1024,
             clock: Arc::new(SystemClock),
         }
@@ -373,7 +373,8 @@ impl StateCodecBuilder {
         self
     }
 
-    /// Deflate payloads longer than this many bytes in HMAC mode (default 512; `None` never).
+    /// Deflate payloads longer than this many bytes in HMAC mode (default 4096; `None` never).
+    /// Deflating costs about 20 µs a seal whatever the size, so it only pays for large payloads.
     /// Ignored in AEAD mode.
     pub fn compress_above(mut self, threshold: Option<usize>) -> Self {
         self.compress_above = threshold;
