@@ -376,20 +376,35 @@ fn mean_ns(path: &str) -> Option<f64> {
         .and_then(|estimates| estimates["mean"]["point_estimate"].as_f64())
 }
 
-/// A line chart as SVG: x values, one series of y values, labelled axes.
-fn svg(title: &str, x_label: &str, points: &[(f64, f64)]) -> String {
+/// A line chart as SVG: one series, each point labelled with its time and its x value
+/// (`log_x`: a logarithmic x axis, for sizes).
+fn svg(title: &str, x_label: &str, points: &[(f64, f64)], log_x: bool) -> String {
     let (width, height, margin) = (640.0, 360.0, 60.0);
-    let max_x = points.iter().map(|p| p.0).fold(f64::MIN, f64::max);
-    let max_y = points.iter().map(|p| p.1).fold(f64::MIN, f64::max) * 1.2;
-    let x = |value: f64| margin + value / max_x * (width - 2.0 * margin);
+    let scale = |value: f64| if log_x { value.log2() } else { value };
+    let (min_x, max_x) = (
+        scale(points[0].0).min(0.0),
+        points.iter().map(|p| scale(p.0)).fold(f64::MIN, f64::max),
+    );
+    let max_y = points.iter().map(|p| p.1).fold(f64::MIN, f64::max) * 1.25;
+    let x = |value: f64| margin + (scale(value) - min_x) / (max_x - min_x) * (width - 2.0 * margin);
     let y = |value: f64| height - margin - value / max_y * (height - 2.0 * margin);
     let line: Vec<String> = points
         .iter()
         .map(|(px, py)| format!("{:.1},{:.1}", x(*px), y(*py)))
         .collect();
-    let dots: String = points
+    let marks: String = points
         .iter()
-        .map(|(px, py)| format!("<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\"/><text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\">{:.1} µs</text>", x(*px), y(*py), x(*px) + 4.0, y(*py) - 6.0, py / 1000.0))
+        .map(|(px, py)| {
+            format!(
+                "<circle cx=\"{cx:.1}\" cy=\"{cy:.1}\" r=\"3\"/><text x=\"{cx:.1}\" y=\"{ty:.1}\" font-size=\"11\" text-anchor=\"middle\">{time:.1} µs</text>\
+                 <text x=\"{cx:.1}\" y=\"{xy:.1}\" font-size=\"11\" text-anchor=\"middle\">{px}</text>",
+                cx = x(*px),
+                cy = y(*py),
+                ty = y(*py) - 8.0,
+                time = py / 1000.0,
+                xy = height - margin + 16.0,
+            )
+        })
         .collect();
     format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" font-family=\"sans-serif\">\
@@ -397,12 +412,13 @@ fn svg(title: &str, x_label: &str, points: &[(f64, f64)]) -> String {
          <text x=\"{margin}\" y=\"24\" font-size=\"15\">{title}</text>\
          <line x1=\"{margin}\" y1=\"{b}\" x2=\"{r}\" y2=\"{b}\" stroke=\"black\"/><line x1=\"{margin}\" y1=\"{margin}\" x2=\"{margin}\" y2=\"{b}\" stroke=\"black\"/>\
          <text x=\"{r}\" y=\"{lx}\" font-size=\"12\" text-anchor=\"end\">{x_label}</text>\
-         <text x=\"12\" y=\"{margin}\" font-size=\"12\">time per round</text>\
-         <polyline fill=\"none\" stroke=\"steelblue\" stroke-width=\"2\" points=\"{}\"/>{dots}</svg>\n",
+         <text x=\"12\" y=\"{ly}\" font-size=\"12\">time per round (0 at the x axis)</text>\
+         <polyline fill=\"none\" stroke=\"steelblue\" stroke-width=\"2\" points=\"{}\"/>{marks}</svg>\n",
         line.join(" "),
         b = height - margin,
         r = width - margin,
-        lx = height - margin + 30.0,
+        lx = height - margin + 36.0,
+        ly = margin - 12.0,
     )
 }
 
@@ -454,11 +470,17 @@ fn main() {
                 "Cost of one round vs rounds already run",
                 "rounds already run",
                 &after,
+                false,
             ),
         );
         let _ = std::fs::write(
             out.join("slots.svg"),
-            svg("Cost of one round vs bytes kept", "bytes kept", &keeping),
+            svg(
+                "Cost of one round vs bytes kept",
+                "bytes kept (log scale)",
+                &keeping,
+                true,
+            ),
         );
         println!("  plots: {}", out.display());
     }
