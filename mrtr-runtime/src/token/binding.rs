@@ -5,9 +5,8 @@
 //! the client cannot compute them without the key, and on a mismatch the log can say *which*
 //! binding differed.
 
-use hmac::{Hmac, Mac};
+use hmac::Mac;
 use serde_json::Value;
-use sha2::Sha256;
 
 use super::canonical::ArgumentsDigest;
 use super::error::Rejection;
@@ -69,8 +68,7 @@ impl Commitments {
 
     pub(crate) fn compute(keys: &DerivedKeys, audience: &str, binding: &Binding<'_>) -> Self {
         let commit = |label: &[u8], value: &[u8]| -> [u8; 8] {
-            let mut mac =
-                Hmac::<Sha256>::new_from_slice(&keys.binding).expect("HMAC takes any key length");
+            let mut mac = keys.binding.clone();
             mac.update(label);
             mac.update(&(value.len() as u64).to_be_bytes());
             mac.update(value);
