@@ -95,11 +95,10 @@ async fn weather_reasks_an_invalid_login_and_refuses_bad_tokens() {
 
 // ---------------------------------------------------------------- flight booking
 
-fn flight_harness() -> (Harness, Harness) {
-    let harness = Harness::builder_for_tool(flight_booking::book_flight)
+fn flight_harness() -> Harness {
+    Harness::builder_for_tool(flight_booking::book_flight)
         .state(flight_booking::Airline::default())
-        .build();
-    (harness.clone(), harness)
+        .build()
 }
 
 fn airline(harness: &Harness) -> &flight_booking::Airline {
@@ -114,7 +113,7 @@ const TRIP: &str = r#"{"from": "CDG", "to": "LIS", "date": "2026-12-24"}"#;
 
 #[tokio::test]
 async fn a_flight_is_searched_once_picked_from_the_offers_and_booked_once() {
-    let (harness, _) = flight_harness();
+    let harness = flight_harness();
     let trip: serde_json::Value = serde_json::from_str(TRIP).unwrap();
     let fares = harness.call(trip).await;
     let offered: Vec<String> = fares.request("fare").schema()["properties"]["choice"]["oneOf"]
@@ -183,7 +182,7 @@ async fn a_flight_is_searched_once_picked_from_the_offers_and_booked_once() {
 
 #[tokio::test]
 async fn flight_decline_and_cancel_book_nothing() {
-    let (harness, _) = flight_harness();
+    let harness = flight_harness();
     let fares = harness.call(serde_json::from_str(TRIP).unwrap()).await;
     assert_eq!(
         fares.answer([("fare", answer::decline())]).await.text(),

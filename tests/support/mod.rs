@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use mrtr::Server;
-use mrtr::token::{KeyId, KeyRing, Mode, SecretKey};
+use mrtr::token::{KeyId, KeyRing, SecretKey};
 use serde_json::{Map, Value, json};
 
 /// Counts how many times each step of a tool ran.
@@ -31,10 +31,6 @@ pub fn ring(byte: u8) -> KeyRing {
         KeyId::new("test").unwrap(),
         SecretKey::from_bytes(vec![byte; 32]).unwrap(),
     )
-}
-
-pub fn hmac() -> Mode {
-    Mode::Hmac
 }
 
 pub struct Client {

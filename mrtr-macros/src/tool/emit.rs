@@ -307,17 +307,3 @@ impl Emitter<'_> {
 fn ident_name(ident: &Ident) -> String {
     ident.to_string().trim_start_matches("r#").to_owned()
 }
-
-/// Bindings that are declared without a value but must cross a block (`let x;` then an ask).
-pub(crate) fn uninitialized_kept(
-    program: &Program,
-    live: &[BTreeSet<BindingId>],
-) -> Vec<BindingId> {
-    live.iter()
-        .flatten()
-        .filter(|id| program.bindings[**id].kind == BindingKind::Uninit)
-        .copied()
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect()
-}

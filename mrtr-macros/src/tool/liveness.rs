@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 
 use super::lower::{BlockId, Program};
-use super::scope::BindingId;
+use super::scope::{BindingId, BindingKind};
 
 pub(crate) fn live_in(program: &Program) -> Vec<BTreeSet<BindingId>> {
     let tracked = |id: &BindingId| program.bindings[*id].kind.is_kept();
@@ -56,4 +56,18 @@ pub(crate) fn emission_order(program: &Program) -> Vec<BlockId> {
     post.reverse();
     post.extend((0..program.blocks.len()).filter(|block| !seen[*block]));
     post
+}
+
+/// Bindings that are declared without a value but must cross a block (`let x;` then an ask).
+pub(crate) fn uninitialized_kept(
+    program: &Program,
+    live: &[BTreeSet<BindingId>],
+) -> Vec<BindingId> {
+    live.iter()
+        .flatten()
+        .filter(|id| program.bindings[**id].kind == BindingKind::Uninit)
+        .copied()
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect()
 }

@@ -112,7 +112,7 @@ fn machine(
         .iter()
         .flat_map(|site| lowered.live[site.resume].iter().copied())
         .collect();
-    for id in emit::uninitialized_kept(&lowered.program, &lowered.live) {
+    for id in liveness::uninitialized_kept(&lowered.program, &lowered.live) {
         let ident = &lowered.program.bindings[id].ident;
         errors.spanned(ident, format!("`{ident}` is declared without a value and used after an ask!; give it its value where it is declared (e.g. `let {ident} = if .. {{ .. }} else {{ .. }};`)"));
     }

@@ -85,9 +85,7 @@ impl McpServer {
             .handle_request(method, Value::Object(params), principal.as_deref())
             .await
             .map_err(error)?;
-        serde_json::from_value(result).map_err(|reason| {
-            ErrorData::internal_error(format!("result does not fit rmcp's types: {reason}"), None)
-        })
+        convert(result)
     }
 }
 
