@@ -183,19 +183,18 @@ fn classify(ty: &Type, errors: &mut Errors) -> Option<Kind> {
         "f32" | "f64" => Kind::Number,
         "Option" => {
             let inner = single_argument()?;
-            if let Type::Path(inner_path) = inner {
-                if inner_path
+            if let Type::Path(inner_path) = inner
+                && inner_path
                     .path
                     .segments
                     .last()
                     .is_some_and(|s| s.ident == "Option")
-                {
-                    errors.spanned(
-                        inner,
-                        "a form field is optional once: use `Option<T>`, not `Option<Option<T>>`",
-                    );
-                    return None;
-                }
+            {
+                errors.spanned(
+                    inner,
+                    "a form field is optional once: use `Option<T>`, not `Option<Option<T>>`",
+                );
+                return None;
             }
             return classify(inner, errors);
         }
@@ -261,16 +260,16 @@ fn field_schema(
     let bounds = |low: &str, high: &str, errors: &mut Errors| -> (Option<Number>, Option<Number>) {
         let low = get(low).and_then(|entry| number(entry, kind, errors));
         let high = get(high).and_then(|entry| number(entry, kind, errors));
-        if let (Some(low_value), Some(high_value)) = (&low, &high) {
-            if low_value.as_f64() > high_value.as_f64() {
-                errors.push(syn::Error::new(
-                    high_value.span,
-                    format!(
-                        "this upper bound is below the lower bound {}",
-                        low_value.text
-                    ),
-                ));
-            }
+        if let (Some(low_value), Some(high_value)) = (&low, &high)
+            && low_value.as_f64() > high_value.as_f64()
+        {
+            errors.push(syn::Error::new(
+                high_value.span,
+                format!(
+                    "this upper bound is below the lower bound {}",
+                    low_value.text
+                ),
+            ));
         }
         (low, high)
     };
@@ -299,20 +298,20 @@ fn field_schema(
         }
     }
 
-    if let Some(entry) = get("format") {
-        if let Some(format) = attr::string(entry, errors) {
-            if FORMATS.contains(&format.value().as_str()) {
-                schema.push(("format", value(quote!(#format))));
-            } else {
-                errors.spanned(
-                    &format,
-                    format!(
-                        "unsupported format {:?}; MCP forms allow {}",
-                        format.value(),
-                        FORMATS.join(", ")
-                    ),
-                );
-            }
+    if let Some(entry) = get("format")
+        && let Some(format) = attr::string(entry, errors)
+    {
+        if FORMATS.contains(&format.value().as_str()) {
+            schema.push(("format", value(quote!(#format))));
+        } else {
+            errors.spanned(
+                &format,
+                format!(
+                    "unsupported format {:?}; MCP forms allow {}",
+                    format.value(),
+                    FORMATS.join(", ")
+                ),
+            );
         }
     }
 
@@ -338,17 +337,17 @@ fn field_schema(
         schema.push(("enum", value(quote!(::std::vec![#(#options),*]))));
     }
 
-    if let Some(entry) = get("default") {
-        if let Some(default) = default_value(
+    if let Some(entry) = get("default")
+        && let Some(default) = default_value(
             kind,
             entry,
             one_of.as_deref(),
             (&minimum, &maximum),
             (&min_length, &max_length),
             errors,
-        ) {
-            schema.push(("default", value(default)));
-        }
+        )
+    {
+        schema.push(("default", value(default)));
     }
     schema
 }
@@ -452,10 +451,10 @@ fn default_value(
         Kind::Text | Kind::Choice => {
             let text = attr::string(entry, errors)?;
             let length = text.value().chars().count() as f64;
-            if let Some(options) = one_of {
-                if !options.iter().any(|option| option.value() == text.value()) {
-                    errors.spanned(&text, "the default must be one of the `one_of` options");
-                }
+            if let Some(options) = one_of
+                && !options.iter().any(|option| option.value() == text.value())
+            {
+                errors.spanned(&text, "the default must be one of the `one_of` options");
             }
             if min_length.as_ref().is_some_and(|min| length < min.as_f64())
                 || max_length.as_ref().is_some_and(|max| length > max.as_f64())

@@ -49,12 +49,12 @@ impl InputRequest {
     /// reason appended so the user knows what to fix; other kinds are repeated as they were.
     pub fn reasked(&self, reason: Option<&str>) -> InputRequest {
         let mut again = self.clone();
-        if let (Some(reason), ELICITATION_CREATE) = (reason, self.method.as_str()) {
-            if let Some(Value::String(message)) = again.params.get_mut("message") {
-                message.push_str(&format!(
-                    "\n\n(The previous answer was not accepted: {reason}.)"
-                ));
-            }
+        if let (Some(reason), ELICITATION_CREATE) = (reason, self.method.as_str())
+            && let Some(Value::String(message)) = again.params.get_mut("message")
+        {
+            message.push_str(&format!(
+                "\n\n(The previous answer was not accepted: {reason}.)"
+            ));
         }
         again
     }

@@ -56,13 +56,13 @@ impl AskCall {
                 "ask! needs a question, e.g. `ask!(elicit::form::<Login>(\"..\"))`",
             ));
         }
-        if questions.len() > 1 {
-            if let Some(unkeyed) = questions.iter().find(|question| question.key.is_none()) {
-                return Err(syn::Error::new_spanned(
-                    &unkeyed.request,
-                    "every question of a batch needs a key: `ask!(seat = .., meal = ..)`",
-                ));
-            }
+        if questions.len() > 1
+            && let Some(unkeyed) = questions.iter().find(|question| question.key.is_none())
+        {
+            return Err(syn::Error::new_spanned(
+                &unkeyed.request,
+                "every question of a batch needs a key: `ask!(seat = .., meal = ..)`",
+            ));
         }
         Ok(Self { questions })
     }

@@ -332,14 +332,14 @@ impl<'e> Lowerer<'e> {
             }
             return;
         }
-        if let Some((_, diverge)) = &init.diverge {
-            if contains_ask(diverge) {
-                self.error(
-                    diverge,
-                    "ask! cannot be used in the `else` of a `let .. else`; bind the answer first",
-                );
-                return;
-            }
+        if let Some((_, diverge)) = &init.diverge
+            && contains_ask(diverge)
+        {
+            self.error(
+                diverge,
+                "ask! cannot be used in the `else` of a `let .. else`; bind the answer first",
+            );
+            return;
         }
         let pat = &local.pat;
         let key = binding_key(pat);
@@ -597,14 +597,14 @@ impl<'e> Lowerer<'e> {
         let parent = self.sink;
         let mut arms = Vec::new();
         for arm in &expr_match.arms {
-            if let Some((_, guard)) = &arm.guard {
-                if contains_ask(guard) {
-                    self.error(
-                        guard,
-                        "ask! cannot be used in a match guard; ask before the match",
-                    );
-                    continue;
-                }
+            if let Some((_, guard)) = &arm.guard
+                && contains_ask(guard)
+            {
+                self.error(
+                    guard,
+                    "ask! cannot be used in a match guard; ask before the match",
+                );
+                continue;
             }
             self.scopes.push();
             self.declare(&arm.pat, BindingKind::Local);

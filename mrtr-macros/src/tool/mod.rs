@@ -355,21 +355,21 @@ fn unlowered(function: &ItemFn, krate: &Path) -> TokenStream {
     struct Placeholders<'a>(&'a Path);
     impl syn::visit_mut::VisitMut for Placeholders<'_> {
         fn visit_expr_mut(&mut self, expr: &mut syn::Expr) {
-            if let syn::Expr::Macro(mac) = expr {
-                if ask::is_ask(&mac.mac) {
-                    *expr = syn::Expr::Verbatim(self.placeholder(&mac.mac));
-                    return;
-                }
+            if let syn::Expr::Macro(mac) = expr
+                && ask::is_ask(&mac.mac)
+            {
+                *expr = syn::Expr::Verbatim(self.placeholder(&mac.mac));
+                return;
             }
             syn::visit_mut::visit_expr_mut(self, expr);
         }
         fn visit_stmt_mut(&mut self, stmt: &mut syn::Stmt) {
-            if let syn::Stmt::Macro(mac) = stmt {
-                if ask::is_ask(&mac.mac) {
-                    let placeholder = self.placeholder(&mac.mac);
-                    *stmt = syn::parse_quote!(#placeholder;);
-                    return;
-                }
+            if let syn::Stmt::Macro(mac) = stmt
+                && ask::is_ask(&mac.mac)
+            {
+                let placeholder = self.placeholder(&mac.mac);
+                *stmt = syn::parse_quote!(#placeholder;);
+                return;
             }
             syn::visit_mut::visit_stmt_mut(self, stmt);
         }

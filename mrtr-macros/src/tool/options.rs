@@ -117,13 +117,13 @@ pub(crate) fn parse(kind: Kind, attr: TokenStream, errors: &mut Errors) -> Optio
             "#[mrtr::resource] needs the URI template it serves: `#[mrtr::resource(uri = \"notes://{id}\")]`",
         ));
     }
-    if options.cache_scope.is_some() && options.ttl_ms.is_none() {
-        if let Some(scope) = &options.cache_scope {
-            errors.spanned(
-                scope,
-                "`cache_scope` goes with `ttl_ms`: say how long the result may be cached",
-            );
-        }
+    if options.ttl_ms.is_none()
+        && let Some(scope) = &options.cache_scope
+    {
+        errors.spanned(
+            scope,
+            "`cache_scope` goes with `ttl_ms`: say how long the result may be cached",
+        );
     }
     options
 }

@@ -22,10 +22,10 @@ impl Placement<'_> {
 
 impl<'ast> Visit<'ast> for Placement<'_> {
     fn visit_macro(&mut self, mac: &'ast syn::Macro) {
-        if ask::is_ask(mac) {
-            if let Some(place) = self.inside.last() {
-                self.errors.spanned(mac, format!("ask! cannot be used inside {place}: the machine can only suspend in the function's own body; move the ask! out and pass the answer in"));
-            }
+        if ask::is_ask(mac)
+            && let Some(place) = self.inside.last()
+        {
+            self.errors.spanned(mac, format!("ask! cannot be used inside {place}: the machine can only suspend in the function's own body; move the ask! out and pass the answer in"));
         }
     }
 

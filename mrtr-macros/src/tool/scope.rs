@@ -133,10 +133,10 @@ impl<'s> Uses<'s> {
     }
 
     fn name(&mut self, name: &str) {
-        if !self.shadowed(name) {
-            if let Some(id) = self.scopes.lookup(name) {
-                self.found.insert(id);
-            }
+        if !self.shadowed(name)
+            && let Some(id) = self.scopes.lookup(name)
+        {
+            self.found.insert(id);
         }
     }
 

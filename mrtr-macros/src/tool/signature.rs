@@ -149,16 +149,15 @@ pub(crate) fn validate<'a>(
             }
         }
     }
-    if let Some(Param { pat, .. }) = &context {
-        if !matches!(pat, Pat::Ident(ident) if ident.by_ref.is_none() && ident.mutability.is_none() && ident.subpat.is_none())
-            && !matches!(pat, Pat::Wild(_))
-        {
-            fail(
-                errors,
-                pat,
-                "the context parameter must be a plain name, e.g. `cx: &Context`".to_owned(),
-            );
-        }
+    if let Some(Param { pat, .. }) = &context
+        && !matches!(pat, Pat::Ident(ident) if ident.by_ref.is_none() && ident.mutability.is_none() && ident.subpat.is_none())
+        && !matches!(pat, Pat::Wild(_))
+    {
+        fail(
+            errors,
+            pat,
+            "the context parameter must be a plain name, e.g. `cx: &Context`".to_owned(),
+        );
     }
     valid.then(|| Signature {
         ident: &signature.ident,

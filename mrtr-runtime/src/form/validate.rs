@@ -77,15 +77,15 @@ fn check_string(schema: &Value, value: &Value) -> Result<(), String> {
         };
     }
     let length = text.chars().count() as u64;
-    if let Some(min) = schema.get("minLength").and_then(Value::as_u64) {
-        if length < min {
-            return Err(format!("must be at least {min} characters long"));
-        }
+    if let Some(min) = schema.get("minLength").and_then(Value::as_u64)
+        && length < min
+    {
+        return Err(format!("must be at least {min} characters long"));
     }
-    if let Some(max) = schema.get("maxLength").and_then(Value::as_u64) {
-        if length > max {
-            return Err(format!("must be at most {max} characters long"));
-        }
+    if let Some(max) = schema.get("maxLength").and_then(Value::as_u64)
+        && length > max
+    {
+        return Err(format!("must be at most {max} characters long"));
     }
     match schema.get("format").and_then(Value::as_str) {
         Some("email") if !is_email(text) => Err("must be an email address".to_owned()),
@@ -110,15 +110,15 @@ fn check_number(schema: &Value, value: &Value, integer: bool) -> Result<(), Stri
     if integer && number.fract() != 0.0 {
         return Err("must be a whole number".to_owned());
     }
-    if let Some(minimum) = schema.get("minimum").and_then(Value::as_f64) {
-        if number < minimum {
-            return Err(format!("must be at least {}", schema["minimum"]));
-        }
+    if let Some(minimum) = schema.get("minimum").and_then(Value::as_f64)
+        && number < minimum
+    {
+        return Err(format!("must be at least {}", schema["minimum"]));
     }
-    if let Some(maximum) = schema.get("maximum").and_then(Value::as_f64) {
-        if number > maximum {
-            return Err(format!("must be at most {}", schema["maximum"]));
-        }
+    if let Some(maximum) = schema.get("maximum").and_then(Value::as_f64)
+        && number > maximum
+    {
+        return Err(format!("must be at most {}", schema["maximum"]));
     }
     Ok(())
 }
@@ -135,15 +135,15 @@ fn check_multi_select(schema: &Value, value: &Value) -> Result<(), String> {
         }
     }
     let count = items.len() as u64;
-    if let Some(min) = schema.get("minItems").and_then(Value::as_u64) {
-        if count < min {
-            return Err(format!("needs at least {min} selections"));
-        }
+    if let Some(min) = schema.get("minItems").and_then(Value::as_u64)
+        && count < min
+    {
+        return Err(format!("needs at least {min} selections"));
     }
-    if let Some(max) = schema.get("maxItems").and_then(Value::as_u64) {
-        if count > max {
-            return Err(format!("allows at most {max} selections"));
-        }
+    if let Some(max) = schema.get("maxItems").and_then(Value::as_u64)
+        && count > max
+    {
+        return Err(format!("allows at most {max} selections"));
     }
     Ok(())
 }

@@ -127,21 +127,21 @@ fn request_meta(context: &RequestContext<RoleServer>) -> Value {
         Ok(Value::Object(meta)) => meta,
         _ => Map::new(),
     };
-    if !meta.contains_key(META_PROTOCOL_VERSION) {
-        if let Some(version) = context.meta.protocol_version() {
-            meta.insert(
-                META_PROTOCOL_VERSION.into(),
-                serde_json::to_value(version).unwrap_or(Value::Null),
-            );
-        }
+    if !meta.contains_key(META_PROTOCOL_VERSION)
+        && let Some(version) = context.meta.protocol_version()
+    {
+        meta.insert(
+            META_PROTOCOL_VERSION.into(),
+            serde_json::to_value(version).unwrap_or(Value::Null),
+        );
     }
-    if !meta.contains_key(META_CLIENT_CAPABILITIES) {
-        if let Some(capabilities) = context.meta.client_capabilities() {
-            meta.insert(
-                META_CLIENT_CAPABILITIES.into(),
-                serde_json::to_value(capabilities).unwrap_or(Value::Null),
-            );
-        }
+    if !meta.contains_key(META_CLIENT_CAPABILITIES)
+        && let Some(capabilities) = context.meta.client_capabilities()
+    {
+        meta.insert(
+            META_CLIENT_CAPABILITIES.into(),
+            serde_json::to_value(capabilities).unwrap_or(Value::Null),
+        );
     }
     Value::Object(meta)
 }
