@@ -62,7 +62,8 @@ async fn the_state_holds_only_the_live_values() {
     let client = Client::new(server(Mode::Hmac));
     let round1 = client.call("journal", json!({}), None, None).await;
     let payload = hmac_payload(&round1.state());
-    assert_eq!(payload["f"], json!({"kept": [1, 2, 3]}), "{payload}");
+    let kept = mrtr::__private::frame_as_json(&payload["f"]);
+    assert_eq!(kept, json!({"kept": [1, 2, 3]}), "{payload}");
     assert!(
         !payload.to_string().contains("only needed before"),
         "{payload}"
@@ -82,7 +83,7 @@ async fn the_state_holds_only_the_live_values() {
         .await;
     let payload = hmac_payload(&round2.state());
     assert_eq!(
-        payload["f"],
+        mrtr::__private::frame_as_json(&payload["f"]),
         json!({"kept": [1, 2, 3], "first": "a"}),
         "{payload}"
     );

@@ -10,6 +10,8 @@ use std::pin::pin;
 use std::sync::Mutex;
 use std::task::Poll;
 
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -135,25 +137,75 @@ pub trait Kept: Serialize + DeserializeOwned {}
 
 impl<T: Serialize + DeserializeOwned> Kept for T {}
 
+/// The kept values of a suspension, by name. Each value is encoded on its own in CBOR, which
+/// round-trips every value serde can describe exactly (`None`, `()`, NaN, ±inf, -0.0, `i128`,
+/// `char`): a slot's presence is the presence of its name, never read from its value.
+#[derive(Debug, Default)]
+pub struct Frame(Map<String, Value>);
+
+impl Frame {
+    /// An empty frame.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The frame as it travels in the state: an object of base64url-encoded CBOR values.
+    pub fn into_value(self) -> Value {
+        Value::Object(self.0)
+    }
+}
+
 /// Writes a kept value into the frame of a suspension.
-pub fn keep<T: Kept>(
-    frame: &mut Map<String, Value>,
-    name: &str,
-    slot: &Option<T>,
-) -> Result<(), StepError> {
-    let value = serde_json::to_value(slot)
+pub fn keep<T: Kept>(frame: &mut Frame, name: &str, slot: &Option<T>) -> Result<(), StepError> {
+    let value = slot.as_ref().ok_or_else(|| {
+        StepError::Internal(format!("kept value `{name}` is missing at this suspension"))
+    })?;
+    let mut bytes = Vec::new();
+    ciborium::into_writer(value, &mut bytes)
         .map_err(|error| StepError::Internal(format!("`{name}` does not serialize: {error}")))?;
-    frame.insert(name.to_owned(), value);
+    frame.0.insert(
+        name.to_owned(),
+        Value::String(URL_SAFE_NO_PAD.encode(bytes)),
+    );
     Ok(())
 }
 
-/// Reads a kept value back from a verified frame.
+/// Reads a kept value back from a verified frame: it must decode exactly, with nothing left.
 pub fn restore<T: Kept>(frame: &Value, name: &str) -> Result<Option<T>, StepError> {
-    let value = frame
+    let encoded = frame
         .get(name)
+        .and_then(Value::as_str)
         .ok_or_else(|| StepError::Frame(format!("`{name}` is missing")))?;
-    serde_json::from_value(value.clone())
-        .map_err(|error| StepError::Frame(format!("`{name}`: {error}")))
+    let bytes = URL_SAFE_NO_PAD
+        .decode(encoded)
+        .map_err(|_| StepError::Frame(format!("`{name}` is not base64url")))?;
+    let mut reader = bytes.as_slice();
+    // The serde error can quote the value; only the slot's name is reported.
+    let value = ciborium::from_reader(&mut reader)
+        .map_err(|_| StepError::Frame(format!("`{name}` does not decode as its type")))?;
+    if !reader.is_empty() {
+        return Err(StepError::Frame(format!("`{name}` has trailing bytes")));
+    }
+    Ok(Some(value))
+}
+
+/// The kept values of a frame as JSON, for inspection and tests (lossy where JSON is: NaN and
+/// infinities show as `null`).
+pub fn frame_as_json(frame: &Value) -> Value {
+    let Some(slots) = frame.as_object() else {
+        return Value::Null;
+    };
+    let decode = |encoded: &Value| -> Option<Value> {
+        let bytes = URL_SAFE_NO_PAD.decode(encoded.as_str()?).ok()?;
+        let value: ciborium::Value = ciborium::from_reader(bytes.as_slice()).ok()?;
+        serde_json::to_value(value).ok()
+    };
+    Value::Object(
+        slots
+            .iter()
+            .map(|(name, encoded)| (name.clone(), decode(encoded).unwrap_or(Value::Null)))
+            .collect(),
+    )
 }
 
 /// Takes a slot's value where the lowering guarantees one was stored.
@@ -191,29 +243,100 @@ pub fn arguments<T: DeserializeOwned>(arguments: &Value) -> Result<T, StepError>
     T::deserialize(arguments).map_err(|error| StepError::Arguments(error.to_string()))
 }
 
-/// The state of a `for` loop whose body asks: the remaining items, kept across rounds.
+/// The arguments parsed at the start of the step, or, for a later block of the same step,
+/// parsed again (they were checked already, so this cannot fail in practice).
+pub fn reuse_arguments<T: DeserializeOwned>(
+    parsed: &mut Option<T>,
+    raw: &Value,
+) -> Result<T, StepError> {
+    match parsed.take() {
+        Some(parsed) => Ok(parsed),
+        None => arguments(raw),
+    }
+}
+
+/// What a `for` loop whose body asks iterates over. Its state is kept in `requestState`
+/// between rounds, so the machine must own it and be able to serialize it: the remaining items
+/// of a collection, or a range's cursor. A lazy iterator (`.iter().map(..)`, `.filter(..)`)
+/// would run its side effects up front or not survive a round, so it is refused.
+#[diagnostic::on_unimplemented(
+    message = "a `for` loop that asks cannot iterate over `{Self}`",
+    label = "the loop asks, so what it iterates over is kept in requestState",
+    note = "iterate over an owned collection (`Vec`, array, `VecDeque`, set, map) or a bounded \
+            range (`a..b`, `a..=b`); collect a lazy iterator first, e.g. \
+            `for item in items.iter().cloned().collect::<Vec<_>>()`, or iterate over a clone \
+            (`for item in items.clone()`) instead of a reference"
+)]
+pub trait IntoLoopState {
+    /// The kept iteration state.
+    type State: LoopState;
+    /// Starts the loop.
+    fn into_loop_state(self) -> Self::State;
+}
+
+/// The kept state of a `for` loop that asks.
+pub trait LoopState: Serialize + DeserializeOwned {
+    /// The loop's item.
+    type Item;
+    /// The next item, if any.
+    fn next_item(&mut self) -> Option<Self::Item>;
+}
+
+/// Starts a `for` loop that asks.
+pub fn loop_state<I: IntoLoopState>(iterable: I) -> LoopCursor<I::State> {
+    LoopCursor(iterable.into_loop_state())
+}
+
+/// A `for` loop's kept state, with the `next` the lowered loop calls.
 #[derive(Debug, Serialize, serde::Deserialize)]
 #[serde(transparent)]
-pub struct ForState<T> {
-    remaining: std::collections::VecDeque<T>,
-}
+pub struct LoopCursor<S>(S);
 
-impl<T> ForState<T> {
-    /// Collects the items up front (the collection must be finite).
-    pub fn new(items: impl IntoIterator<Item = T>) -> Self {
-        Self {
-            remaining: items.into_iter().collect(),
-        }
-    }
-
+impl<S: LoopState> LoopCursor<S> {
     /// The next item.
     #[allow(clippy::should_implement_trait)]
-    pub fn next(&mut self) -> Option<T> {
-        self.remaining.pop_front()
+    pub fn next(&mut self) -> Option<S::Item> {
+        self.0.next_item()
     }
 }
 
-/// The state of a `for` loop over an integer range whose body asks: only the cursor is kept.
+/// The remaining items of a collection.
+#[derive(Debug, Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub struct Remaining<T> {
+    items: std::collections::VecDeque<T>,
+}
+
+impl<T: Serialize + DeserializeOwned> LoopState for Remaining<T> {
+    type Item = T;
+    fn next_item(&mut self) -> Option<T> {
+        self.items.pop_front()
+    }
+}
+
+macro_rules! collection_loops {
+    ($(impl[$($generics:tt)*] $ty:ty => $item:ty;)*) => {$(
+        impl<$($generics)*> IntoLoopState for $ty {
+            type State = Remaining<$item>;
+            fn into_loop_state(self) -> Self::State {
+                Remaining { items: self.into_iter().collect() }
+            }
+        }
+    )*};
+}
+
+collection_loops! {
+    impl[T: Serialize + DeserializeOwned] Vec<T> => T;
+    impl[T: Serialize + DeserializeOwned] std::collections::VecDeque<T> => T;
+    impl[T: Serialize + DeserializeOwned, const N: usize] [T; N] => T;
+    impl[T: Serialize + DeserializeOwned] Option<T> => T;
+    impl[T: Serialize + DeserializeOwned] std::collections::BTreeSet<T> => T;
+    impl[T: Serialize + DeserializeOwned, S] std::collections::HashSet<T, S> => T;
+    impl[K: Serialize + DeserializeOwned, V: Serialize + DeserializeOwned] std::collections::BTreeMap<K, V> => (K, V);
+    impl[K: Serialize + DeserializeOwned, V: Serialize + DeserializeOwned, S] std::collections::HashMap<K, V, S> => (K, V);
+}
+
+/// The cursor of a range: only where it stands is kept.
 #[derive(Debug, Serialize, serde::Deserialize)]
 pub struct RangeState<T> {
     next: T,
@@ -222,9 +345,9 @@ pub struct RangeState<T> {
     done: bool,
 }
 
-/// Integers a [`RangeState`] can walk.
-pub trait RangeIndex: Copy + PartialOrd {
-    /// `self + 1`, or `None` at the type's maximum.
+/// Values a [`RangeState`] can walk: integers and `char`.
+pub trait RangeIndex: Copy + PartialOrd + Serialize + DeserializeOwned {
+    /// The value after `self`, or `None` at the type's maximum.
     fn successor(self) -> Option<Self>;
 }
 
@@ -242,30 +365,44 @@ range_index!(
     i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize
 );
 
-impl<T: RangeIndex> RangeState<T> {
-    /// `start..end`.
-    pub fn exclusive(start: T, end: T) -> Self {
-        Self {
-            next: start,
-            end,
+impl RangeIndex for char {
+    fn successor(self) -> Option<Self> {
+        // The surrogates are not chars: after U+D7FF comes U+E000.
+        match self {
+            '\u{D7FF}' => Some('\u{E000}'),
+            other => char::from_u32(u32::from(other) + 1),
+        }
+    }
+}
+
+impl<T: RangeIndex> IntoLoopState for std::ops::Range<T> {
+    type State = RangeState<T>;
+    fn into_loop_state(self) -> RangeState<T> {
+        RangeState {
+            next: self.start,
+            end: self.end,
             inclusive: false,
             done: false,
         }
     }
+}
 
-    /// `start..=end`.
-    pub fn inclusive(start: T, end: T) -> Self {
-        Self {
+impl<T: RangeIndex> IntoLoopState for std::ops::RangeInclusive<T> {
+    type State = RangeState<T>;
+    fn into_loop_state(self) -> RangeState<T> {
+        let (start, end) = self.into_inner();
+        RangeState {
             next: start,
             end,
             inclusive: true,
             done: false,
         }
     }
+}
 
-    /// The next index.
-    #[allow(clippy::should_implement_trait)]
-    pub fn next(&mut self) -> Option<T> {
+impl<T: RangeIndex> LoopState for RangeState<T> {
+    type Item = T;
+    fn next_item(&mut self) -> Option<T> {
         let in_range = if self.inclusive {
             self.next <= self.end
         } else {
@@ -290,25 +427,67 @@ impl<T: RangeIndex> RangeState<T> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn ranges_survive_a_round_trip_through_json() {
-        let mut range = RangeState::inclusive(250u8, 255);
-        assert_eq!(range.next(), Some(250));
-        let mut range: RangeState<u8> =
-            serde_json::from_value(serde_json::to_value(&range).unwrap()).unwrap();
-        let rest: Vec<u8> = std::iter::from_fn(|| range.next()).collect();
-        assert_eq!(rest, [251, 252, 253, 254, 255]);
-        let mut empty = RangeState::exclusive(3, 3);
-        assert_eq!(empty.next(), None);
+    fn round_trip<S: LoopState>(state: &S) -> S {
+        let mut bytes = Vec::new();
+        ciborium::into_writer(state, &mut bytes).unwrap();
+        ciborium::from_reader(bytes.as_slice()).unwrap()
     }
 
     #[test]
-    fn for_state_keeps_the_remaining_items() {
-        let mut items = ForState::new(vec!["a", "b"]);
-        assert_eq!(items.next(), Some("a"));
-        assert_eq!(
-            serde_json::to_value(&items).unwrap(),
-            serde_json::json!(["b"])
-        );
+    fn ranges_survive_a_round_trip() {
+        let mut range = (250u8..=255).into_loop_state();
+        assert_eq!(range.next_item(), Some(250));
+        let mut range = round_trip(&range);
+        let rest: Vec<u8> = std::iter::from_fn(|| range.next_item()).collect();
+        assert_eq!(rest, [251, 252, 253, 254, 255]);
+        assert_eq!((3..3).into_loop_state().next_item(), None);
+        let mut chars = ('\u{D7FE}'..='\u{E000}').into_loop_state();
+        let chars: Vec<char> = std::iter::from_fn(|| chars.next_item()).collect();
+        assert_eq!(chars, ['\u{D7FE}', '\u{D7FF}', '\u{E000}']);
+    }
+
+    #[test]
+    fn collections_keep_their_remaining_items() {
+        let mut items = vec!["a".to_owned(), "b".to_owned()].into_loop_state();
+        assert_eq!(items.next_item().as_deref(), Some("a"));
+        let mut items = round_trip(&items);
+        assert_eq!(items.next_item().as_deref(), Some("b"));
+        assert_eq!(items.next_item(), None);
+    }
+
+    #[test]
+    fn kept_values_round_trip_exactly_whatever_json_makes_of_them() {
+        fn check<T: Kept + PartialEq + std::fmt::Debug>(value: T) {
+            let (expected, mut frame) = (format!("{value:?}"), Frame::new());
+            keep(&mut frame, "v", &Some(value)).unwrap();
+            let restored: T = restore(&frame.into_value(), "v").unwrap().unwrap();
+            assert_eq!(format!("{restored:?}"), expected);
+        }
+        check(None::<u8>);
+        check(());
+        check(serde_json::Value::Null);
+        check(f64::NAN);
+        check(f64::INFINITY);
+        check(f64::NEG_INFINITY);
+        check(-0.0f64);
+        check(u64::MAX);
+        check(i128::MIN);
+        check('\u{10FFFF}');
+        check(Some(Some(())));
+    }
+
+    #[test]
+    fn a_kept_value_of_another_type_is_refused() {
+        let mut frame = Frame::new();
+        keep(&mut frame, "v", &Some("text")).unwrap();
+        let frame = frame.into_value();
+        assert!(matches!(
+            restore::<u32>(&frame, "v"),
+            Err(StepError::Frame(_))
+        ));
+        assert!(matches!(
+            restore::<u32>(&frame, "w"),
+            Err(StepError::Frame(_))
+        ));
     }
 }

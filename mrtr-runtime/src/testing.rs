@@ -461,7 +461,7 @@ impl Round {
             .codec()
             .inspect(&self.state())
             .expect("the harness's own token opens");
-        opened.payload["f"].clone()
+        crate::driver::frame_as_json(&opened.payload["f"])
     }
 
     /// A tool's first text content (a prompt's first message text, a resource's first text).

@@ -1,15 +1,20 @@
 //! Emission: the lowered blocks become a `loop { match pc { .. } }` inside the body future.
-//! Values cross blocks in `Option` slots (moved in at a jump, moved out where a block uses
-//! them); at a suspension the slots live at the resume point are serialized into the frame, and
-//! at a resume they are deserialized back. Everything else of the author's code stays as written.
+//!
+//! A value that crosses blocks lives in a slot (an `Option` named after its variable) between
+//! them. Inside a block it is an ordinary local under its own name: taken out of its slot at
+//! the start of a block that uses it, or declared there. It goes back into its slot at a jump
+//! or a suspension that needs it, or just before a `let` of an inner scope hides its name. At
+//! a suspension the slots live at the resume point are serialized into the frame; at a resume
+//! they are deserialized back. The author's code stays as written, in the author's scopes.
 
 use std::collections::{BTreeSet, HashMap};
 
-use proc_macro2::{Delimiter, Group, Ident, Span, TokenStream, TokenTree};
+use proc_macro2::{Ident, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned};
 use syn::{Pat, Type};
 
-use super::lower::{BlockId, JUMP_MARKER, Node, Program, witness_ident};
+use super::ir::{Arm, BlockId, Branch, BranchShape, Code, Flow, Node, Program, Visible};
+use super::lower::{HOLE, witness_ident};
 use super::scope::{BindingId, BindingKind};
 
 /// The machine's argument parameter, as the blocks rebuild it.
@@ -27,11 +32,12 @@ pub(crate) struct Emitter<'a> {
     pub(crate) order: &'a [BlockId],
     pub(crate) args: Option<ArgsParam<'a>>,
     pub(crate) frame_names: HashMap<BindingId, String>,
+    pub(crate) errors: Vec<syn::Error>,
 }
 
-fn slot(id: BindingId) -> Ident {
-    format_ident!("__mrtr_slot_{}", id, span = Span::mixed_site())
-}
+/// Which bindings the block being emitted holds as locals (the others live in their slots).
+#[derive(Clone, Default)]
+struct Held(BTreeSet<BindingId>);
 
 /// A span resolving like the generated code but pointing at `binding`, so that a kept value's
 /// errors are reported at the author's variable (once: keep and restore share the location).
@@ -55,11 +61,7 @@ pub(crate) fn frame_names(
     let mut taken: HashMap<String, usize> = HashMap::new();
     kept.iter()
         .map(|id| {
-            let name = program.bindings[*id]
-                .ident
-                .to_string()
-                .trim_start_matches("r#")
-                .to_owned();
+            let name = ident_name(&program.bindings[*id].ident);
             let count = taken.entry(name.clone()).or_insert(0);
             *count += 1;
             let unique = if *count == 1 {
@@ -73,15 +75,38 @@ pub(crate) fn frame_names(
 }
 
 impl Emitter<'_> {
-    /// The statements of the body future: slots, the resume dispatch and the machine loop.
-    pub(crate) fn body(&self) -> TokenStream {
-        let slots = self
+    fn slot(&self, id: BindingId) -> Ident {
+        let name = self.frame_names.get(&id).map_or_else(
+            || format!("{}_{id}", ident_name(&self.program.bindings[id].ident)),
+            |name| name.replace('.', "_"),
+        );
+        let name = name.trim_start_matches("__mrtr_");
+        format_ident!("__mrtr_slot_{}", name, span = Span::mixed_site())
+    }
+
+    fn is_kept(&self, id: BindingId) -> bool {
+        self.program.bindings[id].kind.is_kept()
+    }
+
+    fn live_out(&self, block: BlockId) -> BTreeSet<BindingId> {
+        self.program.blocks[block]
+            .successors
+            .iter()
+            .flat_map(|successor| self.live[*successor].iter().copied())
+            .collect()
+    }
+
+    /// The statements of the body future: items, slots, the resume dispatch and the machine.
+    pub(crate) fn body(&mut self) -> TokenStream {
+        let items = &self.program.items;
+        let slots: Vec<Ident> = self
             .live
             .iter()
             .flatten()
             .collect::<BTreeSet<_>>()
             .into_iter()
-            .map(|id| slot(*id));
+            .map(|id| self.slot(*id))
+            .collect();
         let witnesses = self
             .program
             .sites
@@ -90,25 +115,45 @@ impl Emitter<'_> {
             .flat_map(|(site, data)| {
                 (0..data.questions.len()).map(move |index| witness_ident(site, index))
             });
-        let resumes = self.program.sites.iter().map(|site| {
-            let pc = site.resume as u32;
-            let restores = self.live[site.resume].iter().map(|id| {
-                let (slot, name) = (slot(*id), &self.frame_names[id]);
-                let (span, slot_span) = at_binding(&self.program.bindings[*id].ident);
-                let slot = Ident::new(&slot.to_string(), slot_span);
-                quote_spanned!(span=> #slot = __mrtr_try!(__mrtr_private::restore(&__mrtr_frame, #name));)
-            });
-            quote!(#pc => { #(#restores)* })
+        let resumes: Vec<TokenStream> = self
+            .program
+            .sites
+            .iter()
+            .map(|site| {
+                let pc = site.resume as u32;
+                let restores = self.live[site.resume].iter().map(|id| {
+                    let (slot, name) = (self.slot(*id), &self.frame_names[id]);
+                    let (span, slot_span) = at_binding(&self.program.bindings[*id].ident);
+                    let slot = Ident::new(&slot.to_string(), slot_span);
+                    quote_spanned!(span=> #slot = __mrtr_try!(__mrtr_private::restore(&__mrtr_frame, #name));)
+                });
+                quote!(#pc => { #(#restores)* })
+            })
+            .collect();
+        let arguments = self.args.as_ref().map(|args| {
+            let ty = args.ty;
+            quote! {
+                // Parsed and checked once, before any of the author's code runs.
+                #[allow(unused_mut, unused_variables)]
+                let mut __mrtr_parsed_arguments: ::core::option::Option<#ty> = ::core::option::Option::Some(__mrtr_try!(__mrtr_private::arguments(__mrtr_arguments)));
+            }
         });
-        let blocks = self.order.iter().map(|block| {
-            let pc = *block as u32;
-            let code = self.block(*block);
-            quote!(#pc => { #code })
-        });
+        let order = self.order.to_vec();
+        let blocks: Vec<TokenStream> = order
+            .iter()
+            .map(|block| {
+                let pc = *block as u32;
+                let code = self.block(*block);
+                quote!(#pc => { #code })
+            })
+            .collect();
         let label = machine_label();
         quote! {
-            #(let mut #slots = ::core::option::Option::None;)*
-            #(let mut #witnesses = ::core::option::Option::None;)*
+            #(#items)*
+            #arguments
+            #(#[allow(unused_mut, unused_assignments)] let mut #slots = ::core::option::Option::None;)*
+            #(#[allow(unused_mut, unused_assignments)] let mut #witnesses = ::core::option::Option::None;)*
+            #[allow(unused_mut)]
             let mut __mrtr_pc: u32 = __mrtr_pc_in;
             match __mrtr_pc {
                 0 => {}
@@ -118,6 +163,7 @@ impl Emitter<'_> {
                     match __mrtr_private::fail(&__mrtr_channel, __mrtr_error).await {}
                 }
             }
+            #[allow(unreachable_code, clippy::never_loop)]
             #label: loop {
                 match __mrtr_pc {
                     #(#blocks)*
@@ -130,20 +176,10 @@ impl Emitter<'_> {
         }
     }
 
-    /// Bindings a block has as locals: declared in it, or taken out of their slot because it
-    /// uses them. Others live in the block pass through in their slots untouched.
-    fn locals(&self, block: BlockId) -> BTreeSet<BindingId> {
-        let data = &self.program.blocks[block];
-        data.declared
-            .iter()
-            .chain(self.live[block].intersection(&data.used))
-            .copied()
-            .collect()
-    }
-
-    fn block(&self, block: BlockId) -> TokenStream {
+    fn block(&mut self, block: BlockId) -> TokenStream {
         let data = &self.program.blocks[block];
         let mut prelude = TokenStream::new();
+        let mut held = Held::default();
         if let Some(args) = &self.args {
             let rebuild = if args.kept {
                 block == 0
@@ -152,82 +188,267 @@ impl Emitter<'_> {
             };
             if rebuild {
                 let (pat, ty) = (args.pat, args.ty);
-                prelude.extend(quote!(let #pat: #ty = __mrtr_try!(__mrtr_private::arguments(__mrtr_arguments));));
-            }
-        }
-        // Context lookups declared in another block are done again here.
-        for id in data.used.difference(&data.declared) {
-            let binding = &self.program.bindings[*id];
-            if let (BindingKind::Derived, Some(rebuild)) = (binding.kind, &binding.rebuild) {
-                let ident = &binding.ident;
-                prelude.extend(quote!(let #ident = #rebuild;));
-            }
-        }
-        for id in self.live[block].intersection(&data.used) {
-            let binding = &self.program.bindings[*id];
-            let (ident, slot, name) = (&binding.ident, slot(*id), ident_name(&binding.ident));
-            let mutability = binding.mutable.then(|| quote!(mut));
-            prelude.extend(quote!(let #mutability #ident = __mrtr_try!(__mrtr_private::unslot(&mut #slot, #name));));
-        }
-        let locals = self.locals(block);
-        let nodes = self.nodes(block, &locals, &data.nodes);
-        quote!(#prelude #nodes)
-    }
-
-    fn nodes(&self, block: BlockId, locals: &BTreeSet<BindingId>, nodes: &[Node]) -> TokenStream {
-        nodes
-            .iter()
-            .map(|node| self.node(block, locals, node))
-            .collect()
-    }
-
-    fn node(&self, block: BlockId, locals: &BTreeSet<BindingId>, node: &Node) -> TokenStream {
-        match node {
-            Node::Code(tokens) => self.markers(locals, tokens.clone()),
-            Node::Jump(target) => self.jump(locals, *target),
-            Node::Suspend(site) => self.suspend(locals, *site),
-            Node::If {
-                cond,
-                then,
-                otherwise,
-            } => {
-                let cond = self.markers(locals, cond.clone());
-                let (then, otherwise) = (
-                    self.nodes(block, locals, then),
-                    self.nodes(block, locals, otherwise),
-                );
-                quote!(if #cond { #then } else { #otherwise })
-            }
-            Node::Match { scrutinee, arms } => {
-                let scrutinee = self.markers(locals, scrutinee.clone());
-                let arms = arms.iter().map(|(head, body)| {
-                    let head = self.markers(locals, head.clone());
-                    let body = self.nodes(block, locals, body);
-                    quote!(#head => { #body })
+                prelude.extend(quote! {
+                    #[allow(unused_variables, unused_mut)]
+                    let #pat: #ty = __mrtr_try!(__mrtr_private::reuse_arguments(&mut __mrtr_parsed_arguments, __mrtr_arguments));
                 });
-                quote!(match #scrutinee { #(#arms)* })
+                held.0.extend(args.bindings.iter().copied());
             }
+        }
+        for id in data.entry.values() {
+            let binding = &self.program.bindings[*id];
+            if !data.used.contains(id) || data.declared.contains(id) {
+                continue;
+            }
+            match (binding.kind, &binding.rebuild) {
+                // Context lookups declared in another block are done again here, as written.
+                (BindingKind::Derived, Some(rebuild)) => prelude.extend(quote! {
+                    #[allow(unused_variables, unused_mut)]
+                    #rebuild
+                }),
+                (kind, _) if kind.is_kept() && self.live[block].contains(id) => {
+                    let (ident, slot, name) =
+                        (&binding.ident, self.slot(*id), ident_name(&binding.ident));
+                    let mutability = binding.mutable.then(|| quote!(mut));
+                    prelude.extend(quote! {
+                        #[allow(unused_mut, unused_variables)]
+                        let #mutability #ident = __mrtr_try!(__mrtr_private::unslot(&mut #slot, #name));
+                    });
+                    held.0.insert(*id);
+                }
+                _ => {}
+            }
+        }
+        let live_out = self.live_out(block);
+        let nodes = &self.program.blocks[block].nodes;
+        let (code, _) = self.nodes(block, &live_out, &mut held, nodes);
+        quote!(#prelude #code)
+    }
+
+    /// Emits a sequence; also says whether it can complete (hand a value out) in place.
+    fn nodes(
+        &mut self,
+        block: BlockId,
+        live_out: &BTreeSet<BindingId>,
+        held: &mut Held,
+        nodes: &[Node],
+    ) -> (TokenStream, bool) {
+        let mut out = TokenStream::new();
+        let mut completes = true;
+        for node in nodes {
+            let (code, node_completes) = self.node(block, live_out, held, node);
+            out.extend(code);
+            completes = node_completes;
+        }
+        (out, completes)
+    }
+
+    fn node(
+        &mut self,
+        block: BlockId,
+        live_out: &BTreeSet<BindingId>,
+        held: &mut Held,
+        node: &Node,
+    ) -> (TokenStream, bool) {
+        match node {
+            Node::Stmt(code) | Node::Tail(code) => (self.fill(held, code), true),
+            Node::Let {
+                attrs,
+                pat,
+                init,
+                diverge,
+                declares,
+                hides,
+            } => {
+                let init = self.fill(held, init);
+                let diverge = diverge.as_ref().map(|diverge| {
+                    let diverge = self.fill(held, diverge);
+                    quote!(else #diverge)
+                });
+                // A value the machine still needs is put in its slot before a `let` of an
+                // inner scope hides its name, after the initializer (which may read it) ran.
+                let hidden: Vec<BindingId> = hides
+                    .iter()
+                    .copied()
+                    .filter(|id| held.0.contains(id) && self.is_kept(*id) && live_out.contains(id))
+                    .collect();
+                let code = if hidden.is_empty() {
+                    quote!(#attrs let #pat = #init #diverge;)
+                } else {
+                    let saves = self.move_to_slots(held, &hidden);
+                    let value = Ident::new("__mrtr_initializer", Span::mixed_site());
+                    quote!(let #value = #init; #saves #attrs let #pat = #value #diverge;)
+                };
+                held.0.extend(declares.iter().copied());
+                (code, true)
+            }
+            Node::Jump { target, visible } => {
+                let jump = self.jump(held, *target, visible, &BTreeSet::new());
+                (quote!(#[allow(unreachable_code)] #jump), false)
+            }
+            Node::Suspend { site, visible } => (self.suspend(held, *site, visible), false),
+            Node::Branch(branch) => self.branch(block, live_out, held, branch),
         }
     }
 
-    /// Moves what `target` needs from this block's locals into their slots.
-    fn saves(&self, locals: &BTreeSet<BindingId>, target: BlockId) -> TokenStream {
-        self.live[target]
-            .intersection(locals)
+    fn move_to_slots(&self, held: &mut Held, ids: &[BindingId]) -> TokenStream {
+        ids.iter()
             .map(|id| {
-                let (ident, slot) = (&self.program.bindings[*id].ident, slot(*id));
-                quote!(#slot = ::core::option::Option::Some(#ident);)
+                held.0.remove(id);
+                let (ident, slot) = (&self.program.bindings[*id].ident, self.slot(*id));
+                quote!(#[allow(unused_assignments)] { #slot = ::core::option::Option::Some(#ident); })
             })
             .collect()
     }
 
-    fn jump(&self, locals: &BTreeSet<BindingId>, target: BlockId) -> TokenStream {
-        let saves = self.saves(locals, target);
+    fn branch(
+        &mut self,
+        block: BlockId,
+        live_out: &BTreeSet<BindingId>,
+        held: &mut Held,
+        branch: &Branch,
+    ) -> (TokenStream, bool) {
+        // A value the construct does not use but hides by name is put away before it.
+        let early: Vec<BindingId> = held
+            .0
+            .iter()
+            .copied()
+            .filter(|id| {
+                self.is_kept(*id)
+                    && live_out.contains(id)
+                    && !branch.uses.contains(id)
+                    && branch
+                        .declared_names
+                        .contains(&self.program.bindings[*id].ident.to_string())
+            })
+            .collect();
+        let early = self.move_to_slots(held, &early);
+        // Each arm starts from the same bindings; after the construct, a binding is held
+        // where every arm that completes in place still holds it.
+        let mut arms = Vec::new();
+        for arm in &branch.arms {
+            let mut arm_held = held.clone();
+            arm_held.0.extend(arm.declares.iter().copied());
+            let (code, completes) = self.nodes(block, live_out, &mut arm_held, &arm.nodes);
+            arms.push((code, completes, arm_held));
+        }
+        let completes = arms.iter().any(|(_, completes, _)| *completes);
+        let kept_by_all: BTreeSet<BindingId> = held
+            .0
+            .iter()
+            .copied()
+            .filter(|id| {
+                arms.iter()
+                    .filter(|(_, completes, _)| *completes)
+                    .all(|(_, _, arm)| arm.0.contains(id))
+            })
+            .collect();
+        let mut bodies = Vec::new();
+        for ((code, completes, arm_held), arm) in arms.into_iter().zip(&branch.arms) {
+            // Where arms disagree, the ones still holding a value put it away at their end.
+            let put_away: Vec<BindingId> = held
+                .0
+                .iter()
+                .copied()
+                .filter(|id| {
+                    completes
+                        && arm_held.0.contains(id)
+                        && !kept_by_all.contains(id)
+                        && live_out.contains(id)
+                })
+                .collect();
+            let body = if put_away.is_empty() {
+                code
+            } else {
+                self.check_visible_at_end(arm, &put_away);
+                let saves = self.move_to_slots(&mut arm_held.clone(), &put_away);
+                let value = Ident::new("__mrtr_arm_value", Span::mixed_site());
+                quote!(let #value = { #code }; #saves #value)
+            };
+            bodies.push(body);
+        }
+        held.0 = kept_by_all;
+        let construct = match &branch.shape {
+            BranchShape::If { cond } => {
+                let cond = self.fill(held, cond);
+                let (then, otherwise) = (&bodies[0], &bodies[1]);
+                quote!(if #cond { #then } else { #otherwise })
+            }
+            BranchShape::Match { scrutinee, heads } => {
+                let scrutinee = self.fill(held, scrutinee);
+                let heads: Vec<TokenStream> =
+                    heads.iter().map(|head| self.fill(held, head)).collect();
+                quote!(match #scrutinee { #(#heads => { #bodies })* })
+            }
+            BranchShape::Block => {
+                let body = &bodies[0];
+                quote!({ #body })
+            }
+        };
+        let code = match branch.dest {
+            Flow::Tail => return (quote!(#early #construct), completes),
+            Flow::Return => quote!(#[allow(unreachable_code)] return #construct;),
+            Flow::Discard(join) => {
+                let jump = self.jump(held, join, &branch.visible, &BTreeSet::new());
+                quote!(#[allow(unreachable_code)] { #construct }; #[allow(unreachable_code)] #jump)
+            }
+            Flow::Value(binding, join) => {
+                let ident = &self.program.bindings[binding].ident;
+                held.0.insert(binding);
+                let jump = self.jump(held, join, &branch.visible, &BTreeSet::new());
+                quote!(#[allow(unreachable_code)] let #ident = #construct; #[allow(unreachable_code)] #jump)
+            }
+        };
+        (quote!(#early #code), false)
+    }
+
+    /// An arm that must put a value away at its end cannot if its own pattern hides it.
+    fn check_visible_at_end(&mut self, arm: &Arm, ids: &[BindingId]) {
+        for id in ids {
+            let ident = &self.program.bindings[*id].ident;
+            if arm.hides.contains(id) {
+                self.errors.push(hidden_error(ident));
+            }
+        }
+    }
+
+    /// Saves what `target` needs and jumps there.
+    fn jump(
+        &mut self,
+        held: &Held,
+        target: BlockId,
+        visible: &Visible,
+        hidden: &BTreeSet<String>,
+    ) -> TokenStream {
+        let saves = self.saves(held, target, visible, hidden);
         let (pc, label) = (target as u32, machine_label());
         quote!({ #saves __mrtr_pc = #pc; continue #label; })
     }
 
-    fn suspend(&self, locals: &BTreeSet<BindingId>, site: usize) -> TokenStream {
+    /// Moves the values `target` needs from this block's locals into their slots (the others
+    /// are in their slots already).
+    fn saves(
+        &mut self,
+        held: &Held,
+        target: BlockId,
+        visible: &Visible,
+        hidden: &BTreeSet<String>,
+    ) -> TokenStream {
+        let mut saves = TokenStream::new();
+        for id in self.live[target].intersection(&held.0) {
+            let ident = &self.program.bindings[*id].ident;
+            let name = ident.to_string();
+            if visible.get(&name) != Some(id) || hidden.contains(&name) {
+                self.errors.push(hidden_error(ident));
+                continue;
+            }
+            let slot = self.slot(*id);
+            saves.extend(quote!(#slot = ::core::option::Option::Some(#ident);));
+        }
+        saves
+    }
+
+    fn suspend(&mut self, held: &Held, site: usize, visible: &Visible) -> TokenStream {
         let data = &self.program.sites[site];
         let questions: Vec<Ident> = (0..data.questions.len())
             .map(|index| format_ident!("__mrtr_question_{}", index, span = Span::mixed_site()))
@@ -241,59 +462,80 @@ impl Emitter<'_> {
             let witness = witness_ident(site, index);
             quote!(#witness = ::core::option::Option::Some(__mrtr_private::answer_type(&#question));)
         });
-        let saves = self.saves(locals, data.resume);
+        let resume = data.resume;
+        let saves = self.saves(held, resume, visible, &BTreeSet::new());
         // Each kept value is serialized at the span of its binding: a value that cannot be kept
         // is reported at the author's variable.
-        let keeps = self.live[data.resume].iter().map(|id| {
-            let (slot, name) = (slot(*id), &self.frame_names[id]);
+        let keeps = self.live[resume].iter().map(|id| {
+            let (slot, name) = (self.slot(*id), &self.frame_names[id]);
             let (span, slot_span) = at_binding(&self.program.bindings[*id].ident);
             let slot = Ident::new(&slot.to_string(), slot_span);
             quote_spanned!(span=> __mrtr_try!(__mrtr_private::keep(&mut __mrtr_frame_out, #name, &#slot));)
         });
+        let data = &self.program.sites[site];
         let asks = data
             .questions
             .iter()
             .zip(&questions)
             .map(|((key, _, _), question)| quote!(.ask(#key, #question)));
-        let pc = data.resume as u32;
-        quote!({
+        let pc = resume as u32;
+        quote!(#[allow(unreachable_code, unused_assignments)] {
             #(#requests)*
             #(#witnesses)*
             #saves
-            let mut __mrtr_frame_out = __mrtr_private::Map::new();
+            let mut __mrtr_frame_out = __mrtr_private::Frame::new();
             #(#keeps)*
-            let __mrtr_suspension = __mrtr_private::Suspension::new(#pc, __mrtr_private::Value::Object(__mrtr_frame_out)) #(#asks)*;
+            let __mrtr_suspension = __mrtr_private::Suspension::new(#pc, __mrtr_frame_out.into_value()) #(#asks)*;
             match __mrtr_private::suspend(&__mrtr_channel, __mrtr_suspension).await {}
         })
     }
 
-    /// Replaces the jump markers the lowering left in the author's code.
-    fn markers(&self, locals: &BTreeSet<BindingId>, tokens: TokenStream) -> TokenStream {
+    /// The code with its holes filled: each a jump out of a lowered loop.
+    fn fill(&mut self, held: &Held, code: &Code) -> TokenStream {
+        if code.holes.is_empty() {
+            return code.tokens.clone();
+        }
+        let mut holes = code.holes.iter();
+        self.fill_tokens(held, code.tokens.clone(), &mut holes)
+    }
+
+    fn fill_tokens(
+        &mut self,
+        held: &Held,
+        tokens: TokenStream,
+        holes: &mut std::slice::Iter<'_, usize>,
+    ) -> TokenStream {
         let mut out = Vec::new();
-        let mut tokens = tokens.into_iter().peekable();
-        while let Some(token) = tokens.next() {
+        for token in tokens {
             match token {
-                TokenTree::Ident(ident) if ident == JUMP_MARKER => {
-                    let _bang = tokens.next();
-                    let target = match tokens.next() {
-                        Some(TokenTree::Group(group)) => group
-                            .stream()
-                            .to_string()
-                            .trim_end_matches("usize")
-                            .trim()
-                            .parse::<BlockId>()
-                            .ok(),
-                        _ => None,
-                    };
-                    let target = target.expect("a jump marker names its block");
-                    out.push(TokenTree::Group(Group::new(
-                        Delimiter::Brace,
-                        self.jump(locals, target),
+                TokenTree::Ident(ident) if ident == HOLE => {
+                    let hole = *holes.next().expect("one hole per placeholder");
+                    let exit = &self.program.holes[hole];
+                    let mut held = held.clone();
+                    let value = exit.value.as_ref().map(|(binding, value)| {
+                        let value = value.clone().unwrap_or_else(|| quote!(()));
+                        match binding {
+                            Some(binding) => {
+                                held.0.insert(*binding);
+                                let ident = &self.program.bindings[*binding].ident;
+                                quote!(let #ident = #value;)
+                            }
+                            None => quote!(let _ = #value;),
+                        }
+                    });
+                    let (target, visible, hidden) =
+                        (exit.target, exit.visible.clone(), exit.hidden.clone());
+                    let jump = self.jump(&held, target, &visible, &hidden);
+                    out.push(TokenTree::Group(proc_macro2::Group::new(
+                        proc_macro2::Delimiter::Brace,
+                        quote!(#value #jump),
                     )));
                 }
                 TokenTree::Group(group) => {
-                    let mut inner =
-                        Group::new(group.delimiter(), self.markers(locals, group.stream()));
+                    let mut inner = proc_macro2::Group::new(
+                        group.delimiter(),
+                        self.fill_tokens(held, group.stream(), holes),
+                    );
                     inner.set_span(group.span());
                     out.push(TokenTree::Group(inner));
                 }
@@ -302,6 +544,15 @@ impl Emitter<'_> {
         }
         out.into_iter().collect()
     }
+}
+
+fn hidden_error(ident: &Ident) -> syn::Error {
+    syn::Error::new(
+        ident.span(),
+        format!(
+            "`{ident}` is kept across an ask!, but another binding named `{ident}` hides it where the machine has to keep it; rename one of the two"
+        ),
+    )
 }
 
 fn ident_name(ident: &Ident) -> String {

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use super::lower::{BlockId, Program};
+use super::ir::{BlockId, Program};
 use super::scope::{BindingId, BindingKind};
 
 pub(crate) fn live_in(program: &Program) -> Vec<BTreeSet<BindingId>> {
@@ -37,25 +37,17 @@ pub(crate) fn live_in(program: &Program) -> Vec<BTreeSet<BindingId>> {
     }
 }
 
-/// Blocks in reverse postorder from the start (unreachable ones last): every block comes
-/// after the blocks that jump to it, except along loop back edges. Emitting in this order lets
-/// rustc infer a kept value's type from where it is stored before it meets where it is used.
+/// Blocks in the order their code appears in the source, so rustc meets a value where it is
+/// stored before it meets where it is used, and infers types in the order the author reads.
 pub(crate) fn emission_order(program: &Program) -> Vec<BlockId> {
-    fn visit(program: &Program, block: BlockId, seen: &mut Vec<bool>, post: &mut Vec<BlockId>) {
-        seen[block] = true;
-        for successor in &program.blocks[block].successors {
-            if !seen[*successor] {
-                visit(program, *successor, seen, post);
-            }
-        }
-        post.push(block);
-    }
-    let mut seen = vec![false; program.blocks.len()];
-    let mut post = Vec::new();
-    visit(program, 0, &mut seen, &mut post);
-    post.reverse();
-    post.extend((0..program.blocks.len()).filter(|block| !seen[*block]));
-    post
+    let mut order: Vec<BlockId> = (0..program.blocks.len()).collect();
+    order.sort_by_key(|block| program.blocks[*block].source_order);
+    order
+}
+
+/// Bindings that cross from one block to another (live where some block starts).
+pub(crate) fn crossing(live: &[BTreeSet<BindingId>]) -> BTreeSet<BindingId> {
+    live.iter().flatten().copied().collect()
 }
 
 /// Bindings that are declared without a value but must cross a block (`let x;` then an ask).

@@ -1,60 +1,29 @@
 //! Lowering: the body becomes blocks of a machine. A block starts at the function's start, at
-//! a resume point after an `ask!`, at the head of a loop that asks, or where branches that ask
-//! join again; it ends with a jump to another block, a suspension, or a return. Code that
-//! contains no `ask!` is copied as written; only the constructs that ask are taken apart, and
-//! their arms stay inline in the block that branches.
+//! a resume point after an `ask!`, at the head of a loop that asks, or where a construct that
+//! asks joins again; it ends with a jump, a suspension or a return. Code without an `ask!` is
+//! copied as written. A construct that asks (`if`, `match`, a plain block) keeps its arms in
+//! place in the block where it starts; an arm that completes there hands its value out, so the
+//! join is reached in the scope around the construct, exactly as in the source.
 
 use std::collections::BTreeSet;
 
 use proc_macro2::{Span, TokenStream};
-use quote::{ToTokens, format_ident, quote};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::visit::Visit;
 use syn::visit_mut::{self, VisitMut};
 use syn::{Block as SynBlock, Expr, Ident, Lifetime, Local, Pat, Stmt};
 
 use super::ask::{self, AskCall};
+use super::ir::{
+    Arm, Block, BlockId, Branch, BranchShape, Code, Exit, Flow, Node, Program, Site, SiteId,
+};
 use super::scope::{Binding, BindingId, BindingKind, Scopes, Uses, pattern_bindings};
+use super::syntax::{
+    assigned_key, binding_key, contains_ask, diverges, first_ask, is_borrow, is_construct,
+    leftmost_ask, leftmost_verbatim, ref_bindings,
+};
 use crate::errors::Errors;
-
-pub(crate) type BlockId = usize;
-pub(crate) type SiteId = usize;
-
-/// A piece of a block.
-pub(crate) enum Node {
-    /// Code emitted as written (user statements, or glue), possibly holding jump markers.
-    Code(TokenStream),
-    /// Save what the target needs and go there.
-    Jump(BlockId),
-    /// Ask the site's questions and end the step.
-    Suspend(SiteId),
-    /// A branch whose arms are inline sequences.
-    If {
-        cond: TokenStream,
-        then: Vec<Node>,
-        otherwise: Vec<Node>,
-    },
-    /// A match whose arms are inline sequences.
-    Match {
-        scrutinee: TokenStream,
-        arms: Vec<(TokenStream, Vec<Node>)>,
-    },
-}
-
-/// A block of the machine (one `pc`).
-#[derive(Default)]
-pub(crate) struct Block {
-    pub(crate) nodes: Vec<Node>,
-    pub(crate) declared: BTreeSet<BindingId>,
-    pub(crate) used: BTreeSet<BindingId>,
-    pub(crate) successors: BTreeSet<BlockId>,
-}
-
-/// One `ask!`: its questions (key, key span, request) and where the machine resumes.
-pub(crate) struct Site {
-    pub(crate) questions: Vec<(String, Span, Expr)>,
-    pub(crate) resume: BlockId,
-}
 
 /// Where the value of a construct goes.
 #[derive(Clone, Copy)]
@@ -62,6 +31,17 @@ enum Dest {
     Discard,
     Return,
     Value(BindingId),
+    /// The arm of a construct kept in place: handed out if the arm completes in the block
+    /// where the construct started, else delivered to the construct's own destination.
+    Arm(usize),
+}
+
+/// An arm being lowered in place.
+struct ArmFrame {
+    block: BlockId,
+    sink: usize,
+    outer: Dest,
+    join: BlockId,
 }
 
 struct LoopFrame {
@@ -71,35 +51,30 @@ struct LoopFrame {
     dest: Dest,
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Sink {
     Block(BlockId),
     Inline(usize),
 }
 
-/// The lowered machine.
-pub(crate) struct Program {
-    pub(crate) blocks: Vec<Block>,
-    pub(crate) sites: Vec<Site>,
-    pub(crate) bindings: Vec<Binding>,
-}
+/// The placeholder a hole leaves in the author's tokens; emission fills the holes of a piece
+/// of code in order.
+pub(crate) const HOLE: &str = "__mrtr_hole";
 
 pub(crate) struct Lowerer<'e> {
     program: Program,
     scopes: Scopes,
     loops: Vec<LoopFrame>,
+    arms: Vec<ArmFrame>,
     inline: Vec<Vec<Node>>,
     sink: Sink,
     current: BlockId,
     synthetic: usize,
+    source_order: usize,
     errors: &'e mut Errors,
     /// The context parameter's name, to recognise `cx.state::<T>()` lookups.
     context: Option<String>,
 }
-
-/// Marker left in user code where a `break`/`continue` leaves a lowered loop; replaced by the
-/// jump once liveness is known.
-pub(crate) const JUMP_MARKER: &str = "__mrtr_jump";
 
 impl<'e> Lowerer<'e> {
     pub(crate) fn new(errors: &'e mut Errors, context: Option<String>) -> Self {
@@ -110,13 +85,17 @@ impl<'e> Lowerer<'e> {
                 blocks: vec![Block::default()],
                 sites: Vec::new(),
                 bindings: Vec::new(),
+                holes: Vec::new(),
+                items: Vec::new(),
             },
             scopes,
             loops: Vec::new(),
+            arms: Vec::new(),
             inline: Vec::new(),
             sink: Sink::Block(0),
             current: 0,
             synthetic: 0,
+            source_order: 0,
             errors,
             context,
         }
@@ -125,7 +104,7 @@ impl<'e> Lowerer<'e> {
     /// Declares the machine's argument parameter: rebuilt in each block that uses it, or, if
     /// it is `mut` (`kept`), built once and kept like a local.
     pub(crate) fn parameter(&mut self, pat: &Pat, kept: bool) -> Vec<BindingId> {
-        pattern_bindings(pat)
+        pattern_bindings(pat, true)
             .into_iter()
             .map(|(ident, mutable)| {
                 let kind = if kept {
@@ -144,6 +123,7 @@ impl<'e> Lowerer<'e> {
 
     pub(crate) fn lower_body(mut self, body: &SynBlock) -> Program {
         self.scopes.push();
+        self.program.blocks[0].entry = self.scopes.visible();
         self.stmts(&body.stmts, Dest::Return);
         self.program
     }
@@ -163,18 +143,28 @@ impl<'e> Lowerer<'e> {
         id
     }
 
-    fn declare(&mut self, pat: &Pat, kind: BindingKind) {
-        self.declare_borrowing(pat, kind, false);
-    }
-
-    fn declare_borrowing(&mut self, pat: &Pat, kind: BindingKind, borrowed: bool) {
+    /// Declares the names `pat` binds in the current block; returns them and the bindings of
+    /// enclosing scopes they hide.
+    fn declare(
+        &mut self,
+        pat: &Pat,
+        irrefutable: bool,
+        borrowed: bool,
+    ) -> (Vec<BindingId>, Vec<BindingId>) {
         let by_ref = ref_bindings(pat);
-        for (ident, mutable) in pattern_bindings(pat) {
+        let mut declared = Vec::new();
+        let mut hidden = Vec::new();
+        for (ident, mutable) in pattern_bindings(pat, irrefutable) {
+            if let Some(outer) = self.scopes.lookup_enclosing(&ident.to_string()) {
+                hidden.push(outer);
+            }
             let borrowed = borrowed || by_ref.contains(&ident);
-            let id = self.binding(ident, mutable, kind);
+            let id = self.binding(ident, mutable, BindingKind::Local);
             self.program.bindings[id].borrowed = borrowed;
             self.program.blocks[self.current].declared.insert(id);
+            declared.push(id);
         }
+        (declared, hidden)
     }
 
     fn synthetic(&mut self, what: &str, mutable: bool) -> BindingId {
@@ -194,10 +184,14 @@ impl<'e> Lowerer<'e> {
         &self.program.bindings[id].ident
     }
 
-    fn uses(&mut self, node: &dyn UsesOf) {
+    fn uses_of(&self, node: &dyn UsesOf) -> BTreeSet<BindingId> {
         let mut uses = Uses::new(&self.scopes);
         node.collect(&mut uses);
-        let found = uses.found;
+        uses.found
+    }
+
+    fn uses(&mut self, node: &dyn UsesOf) {
+        let found = self.uses_of(node);
         self.program.blocks[self.current].used.extend(found);
     }
 
@@ -212,8 +206,15 @@ impl<'e> Lowerer<'e> {
         }
     }
 
-    fn code(&mut self, tokens: TokenStream) {
-        self.push(Node::Code(tokens));
+    fn stmt_code(&mut self, code: Code) {
+        self.push(Node::Stmt(code));
+    }
+
+    fn glue(&mut self, tokens: TokenStream) {
+        self.stmt_code(Code {
+            tokens,
+            holes: Vec::new(),
+        });
     }
 
     fn new_block(&mut self) -> BlockId {
@@ -224,14 +225,18 @@ impl<'e> Lowerer<'e> {
     fn switch_to(&mut self, block: BlockId) {
         self.sink = Sink::Block(block);
         self.current = block;
+        self.source_order += 1;
+        self.program.blocks[block].entry = self.scopes.visible();
+        self.program.blocks[block].source_order = self.source_order;
     }
 
     fn jump(&mut self, target: BlockId) {
         self.program.blocks[self.current].successors.insert(target);
-        self.push(Node::Jump(target));
+        let visible = self.scopes.visible();
+        self.push(Node::Jump { target, visible });
     }
 
-    /// Lowers `f` into an inline sequence of the current block (an arm of a branch).
+    /// Lowers `f` into an inline sequence of the current block (an arm kept in place).
     fn inline(&mut self, f: impl FnOnce(&mut Self)) -> Vec<Node> {
         let saved = (self.sink, self.current);
         self.inline.push(Vec::new());
@@ -242,8 +247,8 @@ impl<'e> Lowerer<'e> {
         nodes
     }
 
-    /// `cx.state::<T>()` on the context parameter: a lookup that is as good as new in every
-    /// round, so a binding of it is rebuilt where used instead of kept.
+    /// `let state = cx.state::<T>();` on the context parameter: a lookup that is as good as
+    /// new in every round, so its binding is rebuilt where used instead of kept.
     fn is_context_lookup(&self, expr: &Expr) -> bool {
         let Expr::MethodCall(call) = expr else {
             return false;
@@ -259,32 +264,50 @@ impl<'e> Lowerer<'e> {
     // ---------------------------------------------------------------- statements
 
     fn stmts(&mut self, stmts: &[Stmt], dest: Dest) {
-        let tail = match stmts.last() {
+        // Items are visible in the whole block, whatever their position: hoist them first.
+        let mut rest: Vec<&Stmt> = Vec::new();
+        for stmt in stmts {
+            match stmt {
+                Stmt::Item(item) => self.program.items.push(item.to_token_stream()),
+                other => rest.push(other),
+            }
+        }
+        let tail = match rest.last() {
             Some(Stmt::Expr(expr, None)) => Some(expr),
             _ => None,
         };
-        let body = if tail.is_some() {
-            &stmts[..stmts.len() - 1]
-        } else {
-            stmts
+        if tail.is_some() {
+            rest.pop();
+        }
+        // Without a tail, the last statement decides the value: `()` if it completes, none
+        // if it diverges. Wrapped as `{ last }`, rustc decides it exactly as for the source.
+        let last = match (tail, rest.last()) {
+            (None, Some(last)) if !matches!(dest, Dest::Discard) && !stmt_asks(last) => rest.pop(),
+            _ => None,
         };
-        for stmt in body {
+        for stmt in &rest {
             self.stmt(stmt);
         }
-        match (tail, dest) {
-            (Some(expr), dest) => self.tail(expr, dest),
-            (None, Dest::Discard) => {}
-            (None, Dest::Value(value)) => {
-                let ident = self.ident(value).clone();
-                self.program.blocks[self.current].declared.insert(value);
-                self.code(quote!(let #ident = ();));
+        if let Some(expr) = tail {
+            self.tail(expr, dest);
+            return;
+        }
+        if let Some(last) = last {
+            if self.completes_in_place(dest) {
+                self.stmt(last);
+                self.hand_out(None);
+            } else {
+                let code = self.verbatim_stmt(last);
+                self.deliver_code(wrap_in_block(code), dest);
             }
-            // A body that ends without a value: `return;` keeps the type error rustc would
-            // have given, unless the last statement visibly diverges.
-            (None, Dest::Return) if !body.last().is_some_and(diverges) => {
-                self.code(quote!(return;))
-            }
-            (None, Dest::Return) => {}
+            return;
+        }
+        let diverged = rest.last().is_some_and(|last| diverges(last));
+        match dest {
+            Dest::Discard => {}
+            _ if diverged => {}
+            _ if self.completes_in_place(dest) => self.hand_out(None),
+            _ => self.deliver(quote!(()), dest),
         }
     }
 
@@ -293,45 +316,45 @@ impl<'e> Lowerer<'e> {
             Stmt::Local(local) => self.local(local),
             Stmt::Expr(expr, _) => self.effect(expr),
             Stmt::Macro(mac) if ask::is_ask(&mac.mac) => self.ask_statement(&mac.mac),
-            Stmt::Macro(_) => self.verbatim(stmt),
-            Stmt::Item(_) => self.code(stmt.to_token_stream()),
+            Stmt::Macro(_) => {
+                let code = self.verbatim_stmt(stmt);
+                self.stmt_code(code);
+            }
+            Stmt::Item(item) => self.program.items.push(item.to_token_stream()),
         }
     }
 
-    /// A statement with no ask: copied, with jumps out of lowered loops marked.
-    fn verbatim(&mut self, stmt: &Stmt) {
+    /// A statement with no ask: its uses recorded, its jumps out of lowered loops made holes.
+    fn verbatim_stmt(&mut self, stmt: &Stmt) -> Code {
+        self.uses(stmt);
         let mut stmt = stmt.clone();
-        self.rewrite_jumps(&mut stmt);
-        self.uses(&stmt);
-        self.code(stmt.to_token_stream());
+        let holes = self.rewrite_jumps(&mut stmt);
+        Code {
+            tokens: stmt.to_token_stream(),
+            holes,
+        }
+    }
+
+    fn verbatim_expr(&mut self, expr: &Expr) -> Code {
+        self.uses(expr);
+        let mut expr = expr.clone();
+        let holes = self.rewrite_jumps(&mut expr);
+        Code {
+            tokens: expr.to_token_stream(),
+            holes,
+        }
     }
 
     fn local(&mut self, local: &Local) {
         let Some(init) = &local.init else {
-            self.verbatim(&Stmt::Local(local.clone()));
-            self.declare(&local.pat, BindingKind::Uninit);
-            return;
-        };
-        let borrowed = is_borrow(local);
-        if !contains_ask(&init.expr)
-            && init
-                .diverge
-                .as_ref()
-                .is_none_or(|(_, diverge)| !contains_ask(diverge))
-        {
-            // Uses are those of the initializer; the pattern's names are declared after it.
-            self.verbatim(&Stmt::Local(local.clone()));
-            if let (Some(ident), true) =
-                (binding_key(&local.pat), self.is_context_lookup(&init.expr))
-            {
-                let id = self.binding(ident, false, BindingKind::Derived);
-                self.program.bindings[id].rebuild = Some(init.expr.to_token_stream());
-                self.program.blocks[self.current].declared.insert(id);
-            } else {
-                self.declare_borrowing(&local.pat, BindingKind::Local, borrowed);
+            let code = self.verbatim_stmt(&Stmt::Local(local.clone()));
+            self.stmt_code(code);
+            let (declared, _) = self.declare(&local.pat, true, false);
+            for id in declared {
+                self.program.bindings[id].kind = BindingKind::Uninit;
             }
             return;
-        }
+        };
         if let Some((_, diverge)) = &init.diverge
             && contains_ask(diverge)
         {
@@ -341,52 +364,76 @@ impl<'e> Lowerer<'e> {
             );
             return;
         }
+        let borrowed = is_borrow(local);
         let pat = &local.pat;
-        let key = binding_key(pat);
-        let value = if let Some(mac) = ask::as_ask(&init.expr) {
-            self.suspend(&mac.mac, key)
+        let value = if !contains_ask(&init.expr) {
+            if let (Some(ident), true) = (binding_key(pat), self.is_context_lookup(&init.expr)) {
+                let code = self.verbatim_stmt(&Stmt::Local(local.clone()));
+                self.stmt_code(code);
+                let id = self.binding(ident, false, BindingKind::Derived);
+                self.program.bindings[id].rebuild = Some(local.to_token_stream());
+                self.program.blocks[self.current].declared.insert(id);
+                return;
+            }
+            Some(self.verbatim_expr(&init.expr))
+        } else if let Some(mac) = ask::as_ask(&init.expr) {
+            self.suspend(&mac.mac, binding_key(pat)).map(plain)
         } else if is_construct(&init.expr) {
             let value = self.synthetic("value", false);
             self.construct(&init.expr, Dest::Value(value));
             self.use_binding(value);
-            Some(self.ident(value).to_token_stream())
+            Some(plain(self.ident(value).to_token_stream()))
         } else {
-            self.hoist(&init.expr, key).map(|expr| {
+            self.hoist(&init.expr, binding_key(pat)).map(|mut expr| {
                 self.uses(&expr);
-                expr.into_token_stream()
+                let holes = self.rewrite_jumps(&mut expr);
+                Code {
+                    tokens: expr.into_token_stream(),
+                    holes,
+                }
             })
         };
-        let Some(value) = value else { return };
+        let Some(init_code) = value else { return };
         // The `else` of a `let .. else` runs where the value arrives: after the ask.
-        let diverge = init.diverge.as_ref().map(|(_, diverge)| {
-            let mut diverge = (**diverge).clone();
-            self.rewrite_jumps(&mut diverge);
-            self.uses(&diverge);
-            quote!(else #diverge)
-        });
+        let diverge = init
+            .diverge
+            .as_ref()
+            .map(|(_, diverge)| self.verbatim_expr(diverge));
         let attrs = &local.attrs;
-        self.code(quote!(#(#attrs)* let #pat = #value #diverge;));
-        self.declare_borrowing(pat, BindingKind::Local, borrowed);
+        let (declares, hides) = self.declare(pat, true, borrowed);
+        self.push(Node::Let {
+            attrs: quote!(#(#attrs)*),
+            pat: pat.to_token_stream(),
+            init: init_code,
+            diverge,
+            declares,
+            hides,
+        });
     }
 
     /// An expression evaluated for its effect (a statement).
     fn effect(&mut self, expr: &Expr) {
         if !contains_ask(expr) {
-            self.verbatim(&Stmt::Expr(expr.clone(), Some(Default::default())));
+            let code = self.verbatim_stmt(&Stmt::Expr(expr.clone(), Some(Default::default())));
+            self.stmt_code(code);
         } else if let Some(mac) = ask::as_ask(expr) {
             self.ask_statement(&mac.mac);
         } else if is_construct(expr) {
             self.construct(expr, Dest::Discard);
-        } else if let Some(expr) = self.hoist(expr, assigned_key(expr)) {
+        } else if let Some(mut expr) = self.hoist(expr, assigned_key(expr)) {
             self.uses(&expr);
-            self.code(quote!(#expr;));
+            let holes = self.rewrite_jumps(&mut expr);
+            self.stmt_code(Code {
+                tokens: quote!(#expr;),
+                holes,
+            });
         }
     }
 
     /// `ask!(..);` on its own: the answer is consumed and dropped.
     fn ask_statement(&mut self, mac: &syn::Macro) {
         if let Some(answer) = self.suspend(mac, None) {
-            self.code(quote!(let _ = #answer;));
+            self.glue(quote!(let _ = #answer;));
         }
     }
 
@@ -394,31 +441,95 @@ impl<'e> Lowerer<'e> {
     fn tail(&mut self, expr: &Expr, dest: Dest) {
         if let Some(mac) = ask::as_ask(expr) {
             if let Some(answer) = self.suspend(&mac.mac, None) {
-                self.deliver(answer, dest);
+                self.deliver_or_hand_out(plain(answer), dest);
             }
         } else if contains_ask(expr) && is_construct(expr) {
             self.construct(expr, dest);
         } else if contains_ask(expr) {
-            if let Some(expr) = self.hoist(expr, None) {
+            if let Some(mut expr) = self.hoist(expr, None) {
                 self.uses(&expr);
-                self.deliver(expr.into_token_stream(), dest);
+                let holes = self.rewrite_jumps(&mut expr);
+                self.deliver_or_hand_out(
+                    Code {
+                        tokens: expr.into_token_stream(),
+                        holes,
+                    },
+                    dest,
+                );
             }
         } else {
-            let mut expr = expr.clone();
-            self.rewrite_jumps(&mut expr);
-            self.uses(&expr);
-            self.deliver(expr.into_token_stream(), dest);
+            let code = self.verbatim_expr(expr);
+            self.deliver_or_hand_out(code, dest);
+        }
+    }
+
+    /// Whether an arm's value can be handed out in place: the arm is still in the block and
+    /// the inline sequence where its construct started.
+    fn completes_in_place(&self, dest: Dest) -> bool {
+        match dest {
+            Dest::Arm(index) => {
+                let frame = &self.arms[index];
+                self.current == frame.block && self.sink == Sink::Inline(frame.sink)
+            }
+            _ => false,
+        }
+    }
+
+    fn hand_out(&mut self, value: Option<Code>) {
+        if let Some(value) = value {
+            self.push(Node::Tail(value));
+        }
+    }
+
+    fn deliver_or_hand_out(&mut self, value: Code, dest: Dest) {
+        if self.completes_in_place(dest) {
+            self.hand_out(Some(value));
+        } else {
+            self.deliver_code(value, dest);
         }
     }
 
     fn deliver(&mut self, value: TokenStream, dest: Dest) {
+        self.deliver_code(plain(value), dest);
+    }
+
+    /// Delivers a value to `dest` from a block other than where an arm's construct started.
+    fn deliver_code(&mut self, value: Code, dest: Dest) {
         match dest {
-            Dest::Discard => self.code(quote!(#value;)),
-            Dest::Return => self.code(quote!(return #value;)),
+            Dest::Discard => self.stmt_code(Code {
+                tokens: {
+                    let tokens = value.tokens;
+                    quote!(#tokens;)
+                },
+                holes: value.holes,
+            }),
+            Dest::Return => self.stmt_code(Code {
+                tokens: {
+                    let tokens = value.tokens;
+                    quote!(#[allow(unreachable_code)] return #tokens;)
+                },
+                holes: value.holes,
+            }),
             Dest::Value(binding) => {
                 let ident = self.ident(binding).clone();
                 self.program.blocks[self.current].declared.insert(binding);
-                self.code(quote!(let #ident = #value;));
+                self.push(Node::Let {
+                    attrs: quote!(#[allow(unreachable_code)]),
+                    pat: ident.to_token_stream(),
+                    init: value,
+                    diverge: None,
+                    declares: vec![binding],
+                    hides: Vec::new(),
+                });
+            }
+            // Not in place: the value goes where the outermost construct of the chain sends
+            // its value, and the machine goes on at that construct's join.
+            Dest::Arm(index) => {
+                let (outer, join) = (self.arms[index].outer, self.arms[index].join);
+                self.deliver_code(value, outer);
+                if matches!(outer, Dest::Discard | Dest::Value(_)) {
+                    self.jump(join);
+                }
             }
         }
     }
@@ -468,7 +579,8 @@ impl<'e> Lowerer<'e> {
         let site = self.program.sites.len();
         self.program.sites.push(Site { questions, resume });
         self.program.blocks[self.current].successors.insert(resume);
-        self.push(Node::Suspend(site));
+        let visible = self.scopes.visible();
+        self.push(Node::Suspend { site, visible });
         self.switch_to(resume);
         let answers: Vec<TokenStream> = self.program.sites[site]
             .questions
@@ -505,7 +617,6 @@ impl<'e> Lowerer<'e> {
         let answer = self.suspend(&mac.mac, key)?;
         let slot = leftmost_verbatim(&mut expr).expect("the placeholder put above");
         *slot = Expr::Verbatim(quote!((#answer)));
-        self.rewrite_jumps(&mut expr);
         Some(expr)
     }
 
@@ -525,11 +636,7 @@ impl<'e> Lowerer<'e> {
             }
             Expr::While(expr_while) => self.lower_while(expr_while, dest),
             Expr::ForLoop(expr_for) => self.lower_for(expr_for, dest),
-            Expr::Block(block) if block.label.is_none() => {
-                self.scopes.push();
-                self.stmts(&block.block.stmts, dest);
-                self.scopes.pop();
-            }
+            Expr::Block(block) if block.label.is_none() => self.branch_block(block, dest),
             Expr::Block(block) => self.error(
                 &block.label,
                 "ask! cannot be used inside a labeled block; use a loop or a function instead",
@@ -542,6 +649,64 @@ impl<'e> Lowerer<'e> {
         }
     }
 
+    /// Starts a construct kept in place. Returns the destination of its arms, where the
+    /// value of an arm completing in place flows, and the join to go on from afterwards.
+    fn open_branch(&mut self, dest: Dest) -> (Dest, Flow, Option<BlockId>) {
+        let (flow, join) = match dest {
+            Dest::Return => (Flow::Return, None),
+            Dest::Discard => {
+                let join = self.new_block();
+                (Flow::Discard(join), Some(join))
+            }
+            Dest::Value(binding) => {
+                let join = self.new_block();
+                (Flow::Value(binding, join), Some(join))
+            }
+            // The tail of an arm that is itself in place: the construct is that arm's value.
+            Dest::Arm(_) if self.completes_in_place(dest) => (Flow::Tail, None),
+            Dest::Arm(index) => (self.resolve(index), None),
+        };
+        self.arms.push(ArmFrame {
+            block: self.current,
+            sink: self.inline.len(),
+            outer: dest,
+            join: match flow {
+                Flow::Discard(join) | Flow::Value(_, join) => join,
+                Flow::Return | Flow::Tail => usize::MAX,
+            },
+        });
+        (Dest::Arm(self.arms.len() - 1), flow, join)
+    }
+
+    /// Where a value bound for arm `index` ends up when it is not handed out in place.
+    fn resolve(&self, index: usize) -> Flow {
+        let frame = &self.arms[index];
+        match frame.outer {
+            Dest::Arm(outer) => self.resolve(outer),
+            Dest::Return => Flow::Return,
+            Dest::Discard => Flow::Discard(frame.join),
+            Dest::Value(binding) => Flow::Value(binding, frame.join),
+        }
+    }
+
+    fn close_branch(&mut self, branch: Branch, join: Option<BlockId>) {
+        self.arms.pop();
+        match branch.dest {
+            Flow::Discard(target) => {
+                self.program.blocks[self.current].successors.insert(target);
+            }
+            Flow::Value(binding, target) => {
+                self.program.blocks[self.current].declared.insert(binding);
+                self.program.blocks[self.current].successors.insert(target);
+            }
+            Flow::Return | Flow::Tail => {}
+        }
+        self.push(Node::Branch(branch));
+        if let Some(join) = join {
+            self.switch_to(join);
+        }
+    }
+
     fn branch_if(&mut self, expr_if: &syn::ExprIf, dest: Dest) {
         let mut cond = (*expr_if.cond).clone();
         if contains_ask(&cond) {
@@ -549,37 +714,54 @@ impl<'e> Lowerer<'e> {
                 return;
             };
             cond = hoisted;
-        } else {
-            self.rewrite_jumps(&mut cond);
         }
-        let join = self.new_block();
-        let parent = self.sink;
-        self.scopes.push();
+        let uses = self.uses_of(&Expr::If(expr_if.clone()));
+        let declared_names = declared_names(&Expr::If(expr_if.clone()));
+        let visible = self.scopes.visible();
+        let (arm_dest, flow, join) = self.open_branch(dest);
         self.uses(&cond);
-        declare_let_bindings(self, &cond);
+        let holes = self.rewrite_jumps(&mut cond);
+        self.scopes.push();
+        let (declares, hides) = declare_let_bindings(self, &cond);
         let then = self.inline(|lowerer| {
             lowerer.scopes.push();
-            lowerer.stmts(&expr_if.then_branch.stmts, dest);
+            lowerer.stmts(&expr_if.then_branch.stmts, arm_dest);
             lowerer.scopes.pop();
-            lowerer.jump(join);
         });
         self.scopes.pop();
         let otherwise = self.inline(|lowerer| {
+            lowerer.scopes.push();
             match &expr_if.else_branch {
-                Some((_, otherwise)) => lowerer.tail(otherwise, dest),
-                None => lowerer.stmts(&[], dest),
+                Some((_, otherwise)) => lowerer.tail(otherwise, arm_dest),
+                None => lowerer.stmts(&[], arm_dest),
             }
-            lowerer.jump(join);
+            lowerer.scopes.pop();
         });
-        self.push_to(
-            parent,
-            Node::If {
-                cond: cond.into_token_stream(),
-                then,
-                otherwise,
+        let branch = Branch {
+            shape: BranchShape::If {
+                cond: Code {
+                    tokens: cond.into_token_stream(),
+                    holes,
+                },
             },
-        );
-        self.switch_to(join);
+            arms: vec![
+                Arm {
+                    declares,
+                    hides,
+                    nodes: then,
+                },
+                Arm {
+                    declares: Vec::new(),
+                    hides: Vec::new(),
+                    nodes: otherwise,
+                },
+            ],
+            dest: flow,
+            uses,
+            declared_names,
+            visible,
+        };
+        self.close_branch(branch, join);
     }
 
     fn branch_match(&mut self, expr_match: &syn::ExprMatch, dest: Dest) {
@@ -589,12 +771,14 @@ impl<'e> Lowerer<'e> {
                 return;
             };
             scrutinee = hoisted;
-        } else {
-            self.rewrite_jumps(&mut scrutinee);
         }
+        let uses = self.uses_of(&Expr::Match(expr_match.clone()));
+        let declared_names = declared_names(&Expr::Match(expr_match.clone()));
+        let visible = self.scopes.visible();
+        let (arm_dest, flow, join) = self.open_branch(dest);
         self.uses(&scrutinee);
-        let join = self.new_block();
-        let parent = self.sink;
+        let holes = self.rewrite_jumps(&mut scrutinee);
+        let mut heads = Vec::new();
         let mut arms = Vec::new();
         for arm in &expr_match.arms {
             if let Some((_, guard)) = &arm.guard
@@ -607,48 +791,96 @@ impl<'e> Lowerer<'e> {
                 continue;
             }
             self.scopes.push();
-            self.declare(&arm.pat, BindingKind::Local);
+            let (declares, hides) = self.declare(&arm.pat, false, false);
             let guard = arm.guard.as_ref().map(|(if_token, guard)| {
-                let mut guard = (**guard).clone();
-                self.rewrite_jumps(&mut guard);
-                self.uses(&guard);
-                quote!(#if_token #guard)
+                let code = self.verbatim_expr(guard);
+                (if_token, code)
             });
             let nodes = self.inline(|lowerer| {
-                lowerer.tail(&arm.body, dest);
-                lowerer.jump(join);
+                lowerer.scopes.push();
+                lowerer.tail(&arm.body, arm_dest);
+                lowerer.scopes.pop();
             });
             self.scopes.pop();
             let (attrs, pat) = (&arm.attrs, &arm.pat);
-            arms.push((quote!(#(#attrs)* #pat #guard), nodes));
+            let head = match guard {
+                Some((if_token, code)) => {
+                    let tokens = code.tokens;
+                    Code {
+                        tokens: quote!(#(#attrs)* #pat #if_token #tokens),
+                        holes: code.holes,
+                    }
+                }
+                None => plain(quote!(#(#attrs)* #pat)),
+            };
+            heads.push(head);
+            arms.push(Arm {
+                declares,
+                hides,
+                nodes,
+            });
         }
-        self.push_to(
-            parent,
-            Node::Match {
-                scrutinee: scrutinee.into_token_stream(),
-                arms,
+        let branch = Branch {
+            shape: BranchShape::Match {
+                scrutinee: Code {
+                    tokens: scrutinee.into_token_stream(),
+                    holes,
+                },
+                heads,
             },
-        );
-        self.switch_to(join);
+            arms,
+            dest: flow,
+            uses,
+            declared_names,
+            visible,
+        };
+        self.close_branch(branch, join);
     }
 
-    fn push_to(&mut self, sink: Sink, node: Node) {
-        let saved = self.sink;
-        self.sink = sink;
-        self.push(node);
-        self.sink = saved;
+    /// A plain `{ .. }` that asks: a construct with one arm, so its scope closes at its end.
+    fn branch_block(&mut self, block: &syn::ExprBlock, dest: Dest) {
+        let uses = self.uses_of(&Expr::Block(block.clone()));
+        let declared_names = declared_names(&Expr::Block(block.clone()));
+        let visible = self.scopes.visible();
+        let (arm_dest, flow, join) = self.open_branch(dest);
+        let nodes = self.inline(|lowerer| {
+            lowerer.scopes.push();
+            lowerer.stmts(&block.block.stmts, arm_dest);
+            lowerer.scopes.pop();
+        });
+        let branch = Branch {
+            shape: BranchShape::Block,
+            arms: vec![Arm {
+                declares: Vec::new(),
+                hides: Vec::new(),
+                nodes,
+            }],
+            dest: flow,
+            uses,
+            declared_names,
+            visible,
+        };
+        self.close_branch(branch, join);
     }
 
     fn lowered_loop(&mut self, label: Option<String>, body: &SynBlock, dest: Dest) {
         let head = self.new_block();
         let exit = self.new_block();
+        let loop_dest = match dest {
+            Dest::Arm(_) => {
+                // The loop's value reaches the arm through a binding, from the exit block.
+                let value = self.synthetic("value", false);
+                Dest::Value(value)
+            }
+            other => other,
+        };
         self.jump(head);
         self.switch_to(head);
         self.loops.push(LoopFrame {
             label,
             head,
             exit,
-            dest,
+            dest: loop_dest,
         });
         self.scopes.push();
         self.stmts(&body.stmts, Dest::Discard);
@@ -661,9 +893,17 @@ impl<'e> Lowerer<'e> {
             .blocks
             .iter()
             .any(|block| block.successors.contains(&exit));
-        if reachable && matches!(dest, Dest::Return) {
-            // Only a `break` without a value gets here: the loop's value is `()`.
-            self.code(quote!(return;));
+        match (dest, loop_dest) {
+            (Dest::Return, _) if reachable => {
+                // Only a `break` without a value gets here: the loop's value is `()`.
+                self.glue(quote!(#[allow(unreachable_code)] return;));
+            }
+            (Dest::Arm(_), Dest::Value(value)) => {
+                self.use_binding(value);
+                let ident = self.ident(value).clone();
+                self.deliver_or_hand_out(plain(quote!(#ident)), dest);
+            }
+            _ => {}
         }
     }
 
@@ -676,16 +916,32 @@ impl<'e> Lowerer<'e> {
         self.lowered_loop(Some(label.ident.to_string()), &body, dest);
     }
 
-    /// A `for` whose body asks keeps its iteration state: the remaining items, or a range's
-    /// cursor.
+    /// A `for` whose body asks keeps its iteration state: the remaining items of a
+    /// collection, or a range's cursor (see `IntoLoopState` in the runtime).
     fn lower_for(&mut self, expr_for: &syn::ExprForLoop, dest: Dest) {
-        let Some(state) = self.iteration_state(&expr_for.expr) else {
-            return;
-        };
-        self.uses(&*expr_for.expr);
+        let mut iterable = (*expr_for.expr).clone();
+        if contains_ask(&iterable) {
+            let Some(hoisted) = self.hoist(&iterable, None) else {
+                return;
+            };
+            iterable = hoisted;
+        }
+        self.uses(&iterable);
+        let holes = self.rewrite_jumps(&mut iterable);
         let iter = self.synthetic("iter", true);
         let iter_ident = self.ident(iter).clone();
-        self.code(quote!(let mut #iter_ident = #state;));
+        let state = quote_spanned!(iterable.span()=> __mrtr_private::loop_state(#iterable));
+        self.push(Node::Let {
+            attrs: TokenStream::new(),
+            pat: quote!(mut #iter_ident),
+            init: Code {
+                tokens: state,
+                holes,
+            },
+            diverge: None,
+            declares: vec![iter],
+            hides: Vec::new(),
+        });
         let label = self.loop_label(expr_for.label.as_ref());
         let (pat, body) = (&expr_for.pat, &expr_for.body);
         let body: SynBlock = syn::parse_quote!({
@@ -695,29 +951,6 @@ impl<'e> Lowerer<'e> {
             }
         });
         self.lowered_loop(Some(label.ident.to_string()), &body, dest);
-    }
-
-    fn iteration_state(&mut self, iterable: &Expr) -> Option<TokenStream> {
-        let private = quote!(__mrtr_private);
-        if let Expr::Range(range) = iterable {
-            let (Some(start), Some(end)) = (&range.start, &range.end) else {
-                self.error(range, "an unbounded range cannot be kept across ask!; give it an end (`a..b` or `a..=b`)");
-                return None;
-            };
-            return Some(match range.limits {
-                syn::RangeLimits::HalfOpen(_) => {
-                    quote!(#private::RangeState::exclusive(#start, #end))
-                }
-                syn::RangeLimits::Closed(_) => {
-                    quote!(#private::RangeState::inclusive(#start, #end))
-                }
-            });
-        }
-        if let Some(endless) = endless_iterator(iterable) {
-            self.error(endless, "this iterator never ends, and a `for` loop that asks keeps its remaining items in requestState; bound it (e.g. `.take(n)`)");
-            return None;
-        }
-        Some(quote!(#private::ForState::new(#iterable)))
     }
 
     fn loop_label(&mut self, label: Option<&syn::Label>) -> Lifetime {
@@ -732,17 +965,66 @@ impl<'e> Lowerer<'e> {
 
     // ---------------------------------------------------------------- break and continue
 
-    /// Marks every `break`/`continue` that leaves a lowered loop, recording the jump edges.
-    fn rewrite_jumps<T: JumpTarget>(&mut self, node: &mut T) {
+    /// Makes every `break`/`continue` that leaves a lowered loop a hole, recording its jump.
+    fn rewrite_jumps<T: JumpTarget>(&mut self, node: &mut T) -> Vec<usize> {
         if self.loops.is_empty() {
-            return;
+            return Vec::new();
         }
         let mut rewriter = Jumps {
             lowerer: self,
             native: Vec::new(),
+            hidden: vec![Vec::new()],
+            holes: Vec::new(),
         };
         node.rewrite(&mut rewriter);
+        rewriter.holes
     }
+}
+
+fn plain(tokens: TokenStream) -> Code {
+    Code {
+        tokens,
+        holes: Vec::new(),
+    }
+}
+
+fn wrap_in_block(code: Code) -> Code {
+    let tokens = code.tokens;
+    Code {
+        tokens: quote!({ #tokens }),
+        holes: code.holes,
+    }
+}
+
+/// Whether a statement holds an `ask!` the lowering takes apart.
+fn stmt_asks(stmt: &Stmt) -> bool {
+    match stmt {
+        Stmt::Local(local) => local.init.as_ref().is_some_and(|init| {
+            contains_ask(&init.expr)
+                || init
+                    .diverge
+                    .as_ref()
+                    .is_some_and(|(_, diverge)| contains_ask(diverge))
+        }),
+        Stmt::Expr(expr, _) => contains_ask(expr),
+        Stmt::Macro(mac) => ask::is_ask(&mac.mac),
+        Stmt::Item(_) => false,
+    }
+}
+
+/// Every name a construct binds anywhere inside (patterns, `let`s, closure parameters).
+fn declared_names(expr: &Expr) -> BTreeSet<String> {
+    struct Names(BTreeSet<String>);
+    impl<'a> Visit<'a> for Names {
+        fn visit_pat_ident(&mut self, pat: &'a syn::PatIdent) {
+            self.0.insert(pat.ident.to_string());
+            syn::visit::visit_pat_ident(self, pat);
+        }
+        fn visit_item(&mut self, _: &'a syn::Item) {}
+    }
+    let mut names = Names(BTreeSet::new());
+    names.visit_expr(expr);
+    names.0
 }
 
 /// The answer of question `index` of `site`, as the resume block reads it.
@@ -761,7 +1043,11 @@ pub(crate) fn witness_ident(site: SiteId, index: usize) -> Ident {
     )
 }
 
-fn declare_let_bindings(lowerer: &mut Lowerer<'_>, cond: &Expr) {
+/// Declares the `if let` bindings of a condition (visible in the `then` arm).
+fn declare_let_bindings(
+    lowerer: &mut Lowerer<'_>,
+    cond: &Expr,
+) -> (Vec<BindingId>, Vec<BindingId>) {
     struct Lets<'a>(Vec<&'a Pat>);
     impl<'a> Visit<'a> for Lets<'a> {
         fn visit_expr_let(&mut self, expr: &'a syn::ExprLet) {
@@ -772,9 +1058,13 @@ fn declare_let_bindings(lowerer: &mut Lowerer<'_>, cond: &Expr) {
     }
     let mut lets = Lets(Vec::new());
     lets.visit_expr(cond);
+    let mut all = (Vec::new(), Vec::new());
     for pat in lets.0 {
-        lowerer.declare(pat, BindingKind::Local);
+        let (declared, hidden) = lowerer.declare(pat, false, false);
+        all.0.extend(declared);
+        all.1.extend(hidden);
     }
+    all
 }
 
 /// Things whose uses can be collected.
@@ -825,6 +1115,9 @@ struct Jumps<'l, 'e> {
     lowerer: &'l mut Lowerer<'e>,
     /// Loops inside the code being rewritten (their `break`s stay as written).
     native: Vec<Option<String>>,
+    /// Names the code being rewritten binds around the current point, by scope.
+    hidden: Vec<Vec<String>>,
+    holes: Vec<usize>,
 }
 
 impl Jumps<'_, '_> {
@@ -856,11 +1149,45 @@ impl Jumps<'_, '_> {
         f(self);
         self.native.pop();
     }
+
+    fn scoped(&mut self, names: Vec<String>, f: impl FnOnce(&mut Self)) {
+        self.hidden.push(names);
+        f(self);
+        self.hidden.pop();
+    }
+
+    fn hole(&mut self, exit: Exit) -> Expr {
+        let id = self.lowerer.program.holes.len();
+        self.lowerer.program.holes.push(exit);
+        self.holes.push(id);
+        let current = self.lowerer.current;
+        let target = self.lowerer.program.holes[id].target;
+        self.lowerer.program.blocks[current]
+            .successors
+            .insert(target);
+        let placeholder = Ident::new(HOLE, Span::mixed_site());
+        Expr::Verbatim(quote!(#placeholder))
+    }
+
+    fn exit(
+        &self,
+        target: BlockId,
+        value: Option<(Option<BindingId>, Option<TokenStream>)>,
+    ) -> Exit {
+        Exit {
+            target,
+            value,
+            visible: self.lowerer.scopes.visible(),
+            hidden: self.hidden.iter().flatten().cloned().collect(),
+        }
+    }
 }
 
-fn marker(target: BlockId) -> TokenStream {
-    let marker = Ident::new(JUMP_MARKER, Span::mixed_site());
-    quote!(#marker!(#target))
+fn pat_names(pat: &Pat) -> Vec<String> {
+    pattern_bindings(pat, false)
+        .into_iter()
+        .map(|(ident, _)| ident.to_string())
+        .collect()
 }
 
 impl VisitMut for Jumps<'_, '_> {
@@ -877,26 +1204,23 @@ impl VisitMut for Jumps<'_, '_> {
                     self.lowerer.loops[index].exit,
                     self.lowerer.loops[index].dest,
                 );
-                let value = expr_break.expr.take();
-                let current = self.lowerer.current;
+                let value = expr_break
+                    .expr
+                    .take()
+                    .map(|value| value.into_token_stream());
                 *expr = match (dest, value) {
                     (Dest::Return, Some(value)) => syn::parse_quote!(return #value),
                     (Dest::Value(binding), value) => {
-                        let ident = self.lowerer.ident(binding).clone();
-                        let value =
-                            value.map_or_else(|| quote!(()), |value| value.into_token_stream());
+                        let current = self.lowerer.current;
                         self.lowerer.program.blocks[current]
                             .declared
                             .insert(binding);
-                        self.lowerer.program.blocks[current].successors.insert(exit);
-                        let jump = marker(exit);
-                        Expr::Verbatim(quote!({ let #ident = #value; #jump }))
+                        let exit = self.exit(exit, Some((Some(binding), value)));
+                        self.hole(exit)
                     }
                     (_, value) => {
-                        self.lowerer.program.blocks[current].successors.insert(exit);
-                        let jump = marker(exit);
-                        let value = value.map(|value| quote!(let _ = #value;));
-                        Expr::Verbatim(quote!({ #value #jump }))
+                        let exit = self.exit(exit, Some((None, value)));
+                        self.hole(exit)
                     }
                 };
             }
@@ -905,9 +1229,8 @@ impl VisitMut for Jumps<'_, '_> {
                     return;
                 };
                 let head = self.lowerer.loops[index].head;
-                let current = self.lowerer.current;
-                self.lowerer.program.blocks[current].successors.insert(head);
-                *expr = Expr::Verbatim(marker(head));
+                let exit = self.exit(head, None);
+                *expr = self.hole(exit);
             }
             Expr::Loop(inner) => {
                 let label = inner.label.clone();
@@ -923,8 +1246,10 @@ impl VisitMut for Jumps<'_, '_> {
             }
             Expr::ForLoop(inner) => {
                 let label = inner.label.clone();
+                self.visit_expr_mut(&mut inner.expr);
+                let names = pat_names(&inner.pat);
                 self.native_loop(label.as_ref(), |jumps| {
-                    visit_mut::visit_expr_for_loop_mut(jumps, inner)
+                    jumps.scoped(names, |jumps| jumps.visit_block_mut(&mut inner.body))
                 });
             }
             Expr::Block(inner) if inner.label.is_some() => {
@@ -933,228 +1258,88 @@ impl VisitMut for Jumps<'_, '_> {
                     visit_mut::visit_expr_block_mut(jumps, inner)
                 });
             }
+            Expr::If(inner) => {
+                self.visit_expr_mut(&mut inner.cond);
+                let names = let_names(&inner.cond);
+                self.scoped(names, |jumps| jumps.visit_block_mut(&mut inner.then_branch));
+                if let Some((_, otherwise)) = &mut inner.else_branch {
+                    self.visit_expr_mut(otherwise);
+                }
+            }
             // `break` cannot leave a closure, an async block or an item.
             Expr::Closure(_) | Expr::Async(_) => {}
             _ => visit_mut::visit_expr_mut(self, expr),
         }
     }
 
+    fn visit_arm_mut(&mut self, arm: &mut syn::Arm) {
+        let names = pat_names(&arm.pat);
+        self.scoped(names, |jumps| {
+            if let Some((_, guard)) = &mut arm.guard {
+                jumps.visit_expr_mut(guard);
+            }
+            jumps.visit_expr_mut(&mut arm.body);
+        });
+    }
+
+    fn visit_block_mut(&mut self, block: &mut SynBlock) {
+        self.scoped(Vec::new(), |jumps| {
+            for stmt in &mut block.stmts {
+                jumps.visit_stmt_mut(stmt);
+                if let Stmt::Local(local) = stmt {
+                    let names = pattern_bindings(&local.pat, true)
+                        .into_iter()
+                        .map(|(ident, _)| ident.to_string());
+                    jumps.hidden.last_mut().expect("a scope").extend(names);
+                }
+            }
+        });
+    }
+
+    fn visit_macro_mut(&mut self, mac: &mut syn::Macro) {
+        // Another macro's expansion is invisible here: a jump inside it would leave the
+        // machine's own loop instead of the author's.
+        if self.native.is_empty()
+            && let Some(jump) = jump_token(mac.tokens.clone())
+        {
+            let name = mac
+                .path
+                .segments
+                .last()
+                .map(|segment| segment.ident.to_string())
+                .unwrap_or_default();
+            self.lowerer.errors.push(syn::Error::new(
+                jump.span(),
+                format!("`{jump}` inside `{name}!` cannot leave a loop that asks: #[mrtr::tool] does not see the macro's expansion; set a flag inside the macro and `{jump}` after it"),
+            ));
+        }
+    }
+
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
-// ---------------------------------------------------------------- syntax helpers
-
-/// Whether `expr` contains an `ask!` the lowering must handle (asks in closures, async blocks
-/// and items are reported separately).
-pub(crate) fn contains_ask(expr: &Expr) -> bool {
-    first_ask(expr).is_some()
+/// A `break` or `continue` keyword among a macro's tokens.
+fn jump_token(tokens: TokenStream) -> Option<Ident> {
+    tokens.into_iter().find_map(|token| match token {
+        proc_macro2::TokenTree::Ident(ident) if ident == "break" || ident == "continue" => {
+            Some(ident)
+        }
+        proc_macro2::TokenTree::Group(group) => jump_token(group.stream()),
+        _ => None,
+    })
 }
 
-fn first_ask(expr: &Expr) -> Option<&syn::Macro> {
-    struct Find<'a>(Option<&'a syn::Macro>);
-    impl<'a> Visit<'a> for Find<'a> {
-        fn visit_macro(&mut self, mac: &'a syn::Macro) {
-            if self.0.is_none() && ask::is_ask(mac) {
-                self.0 = Some(mac);
-            }
+/// Names bound by the `let`s of an `if` condition.
+fn let_names(cond: &Expr) -> Vec<String> {
+    struct Lets(Vec<String>);
+    impl<'a> Visit<'a> for Lets {
+        fn visit_expr_let(&mut self, expr: &'a syn::ExprLet) {
+            self.0.extend(pat_names(&expr.pat));
         }
         fn visit_expr_closure(&mut self, _: &'a syn::ExprClosure) {}
-        fn visit_expr_async(&mut self, _: &'a syn::ExprAsync) {}
-        fn visit_item(&mut self, _: &'a syn::Item) {}
+        fn visit_block(&mut self, _: &'a SynBlock) {}
     }
-    let mut find = Find(None);
-    find.visit_expr(expr);
-    find.0
-}
-
-fn is_construct(expr: &Expr) -> bool {
-    match expr {
-        Expr::Paren(paren) => is_construct(&paren.expr),
-        Expr::If(_)
-        | Expr::Match(_)
-        | Expr::Loop(_)
-        | Expr::While(_)
-        | Expr::ForLoop(_)
-        | Expr::Block(_)
-        | Expr::Unsafe(_) => true,
-        _ => false,
-    }
-}
-
-/// Whether a statement visibly never completes (`return`, `break`, `continue`, `loop` without
-/// `break`, `panic!`-like macros).
-fn diverges(stmt: &Stmt) -> bool {
-    let expr = match stmt {
-        Stmt::Expr(expr, _) => expr,
-        Stmt::Macro(mac) => {
-            return mac.mac.path.segments.last().is_some_and(|segment| {
-                ["panic", "unreachable", "todo", "unimplemented"]
-                    .contains(&segment.ident.to_string().as_str())
-            });
-        }
-        _ => return false,
-    };
-    match expr {
-        Expr::Return(_) | Expr::Break(_) | Expr::Continue(_) => true,
-        Expr::Loop(expr_loop) => {
-            struct Breaks(bool);
-            impl<'a> Visit<'a> for Breaks {
-                fn visit_expr_break(&mut self, _: &'a syn::ExprBreak) {
-                    self.0 = true;
-                }
-                fn visit_expr_closure(&mut self, _: &'a syn::ExprClosure) {}
-            }
-            let mut breaks = Breaks(false);
-            breaks.visit_block(&expr_loop.body);
-            !breaks.0
-        }
-        Expr::Macro(mac) => diverges(&Stmt::Macro(syn::StmtMacro {
-            attrs: Vec::new(),
-            mac: mac.mac.clone(),
-            semi_token: None,
-        })),
-        _ => false,
-    }
-}
-
-/// Whether a `let` visibly binds a borrow: `let x: &T = ..` or `let x = &..`.
-fn is_borrow(local: &Local) -> bool {
-    let typed_as_reference =
-        matches!(&local.pat, Pat::Type(typed) if matches!(&*typed.ty, syn::Type::Reference(_)));
-    let takes_reference = local
-        .init
-        .as_ref()
-        .is_some_and(|init| matches!(&*init.expr, Expr::Reference(_)));
-    typed_as_reference || takes_reference
-}
-
-/// Names bound with `ref` in a pattern.
-fn ref_bindings(pat: &Pat) -> Vec<Ident> {
-    struct Refs(Vec<Ident>);
-    impl<'a> Visit<'a> for Refs {
-        fn visit_pat_ident(&mut self, pat: &'a syn::PatIdent) {
-            if pat.by_ref.is_some() {
-                self.0.push(pat.ident.clone());
-            }
-            syn::visit::visit_pat_ident(self, pat);
-        }
-    }
-    let mut refs = Refs(Vec::new());
-    refs.visit_pat(pat);
-    refs.0
-}
-
-/// The name a `let` gives an ask's answer: `let name = ..`, `let mut name: T = ..`.
-fn binding_key(pat: &Pat) -> Option<Ident> {
-    match pat {
-        Pat::Ident(ident) if ident.subpat.is_none() => Some(ident.ident.clone()),
-        Pat::Type(typed) => binding_key(&typed.pat),
-        _ => None,
-    }
-}
-
-/// The ask evaluated before anything else in `expr`, if there is one.
-fn leftmost_ask(expr: &mut Expr) -> Option<&mut Expr> {
-    if matches!(expr, Expr::Macro(mac) if ask::is_ask(&mac.mac)) {
-        return Some(expr);
-    }
-    leftmost_child(expr).and_then(leftmost_ask)
-}
-
-fn leftmost_verbatim(expr: &mut Expr) -> Option<&mut Expr> {
-    if matches!(expr, Expr::Verbatim(_)) {
-        return Some(expr);
-    }
-    leftmost_child(expr).and_then(leftmost_verbatim)
-}
-
-/// The sub-expression evaluated first, where moving it before the rest changes nothing.
-fn leftmost_child(expr: &mut Expr) -> Option<&mut Expr> {
-    match expr {
-        Expr::MethodCall(call) => Some(&mut call.receiver),
-        Expr::Try(inner) => Some(&mut inner.expr),
-        Expr::Field(field) => Some(&mut field.base),
-        Expr::Await(inner) => Some(&mut inner.base),
-        Expr::Paren(inner) => Some(&mut inner.expr),
-        Expr::Unary(inner) => Some(&mut inner.expr),
-        Expr::Cast(cast) => Some(&mut cast.expr),
-        Expr::Reference(reference) => Some(&mut reference.expr),
-        Expr::Index(index) => Some(&mut index.expr),
-        Expr::Let(expr_let) => Some(&mut expr_let.expr),
-        // `x = ask!(..)`, `total += ask!(..)`: a plain place evaluates nothing before the value.
-        Expr::Assign(assign) if is_place(&assign.left) => Some(&mut assign.right),
-        Expr::Binary(binary) => {
-            if is_compound_assign(&binary.op) && is_place(&binary.left) {
-                Some(&mut binary.right)
-            } else {
-                Some(&mut binary.left)
-            }
-        }
-        // `Some(ask!(..))`, `Ok(ask!(..))`: a path callee evaluates nothing.
-        Expr::Call(call) if matches!(&*call.func, Expr::Path(_)) => call.args.first_mut(),
-        Expr::Tuple(tuple) => tuple.elems.first_mut(),
-        Expr::Array(array) => array.elems.first_mut(),
-        _ => None,
-    }
-}
-
-/// A place whose evaluation has no effect: `x`, `x.field`, `self.x.y`.
-fn is_place(expr: &Expr) -> bool {
-    match expr {
-        Expr::Path(path) => path.qself.is_none(),
-        Expr::Field(field) => is_place(&field.base),
-        Expr::Paren(paren) => is_place(&paren.expr),
-        _ => false,
-    }
-}
-
-fn is_compound_assign(op: &syn::BinOp) -> bool {
-    use syn::BinOp::*;
-    matches!(
-        op,
-        AddAssign(_)
-            | SubAssign(_)
-            | MulAssign(_)
-            | DivAssign(_)
-            | RemAssign(_)
-            | BitXorAssign(_)
-            | BitAndAssign(_)
-            | BitOrAssign(_)
-            | ShlAssign(_)
-            | ShrAssign(_)
-    )
-}
-
-/// The variable an assignment statement writes (`x = ..`, `x += ..`), which names its ask.
-fn assigned_key(expr: &Expr) -> Option<Ident> {
-    let target = match expr {
-        Expr::Assign(assign) => &assign.left,
-        Expr::Binary(binary) if is_compound_assign(&binary.op) => &binary.left,
-        _ => return None,
-    };
-    match &**target {
-        Expr::Path(path) => path.path.get_ident().cloned(),
-        _ => None,
-    }
-}
-
-/// An iterator expression that syntactically never ends.
-fn endless_iterator(expr: &Expr) -> Option<&Expr> {
-    match expr {
-        Expr::MethodCall(call) if call.method == "cycle" => Some(expr),
-        Expr::MethodCall(call) if call.method == "take" => None,
-        Expr::MethodCall(call) => endless_iterator(&call.receiver),
-        Expr::Call(call) => match &*call.func {
-            Expr::Path(path)
-                if path.path.segments.last().is_some_and(|s| {
-                    ["repeat", "repeat_with", "successors", "from_fn"]
-                        .contains(&s.ident.to_string().as_str())
-                }) =>
-            {
-                Some(expr)
-            }
-            _ => None,
-        },
-        _ => None,
-    }
+    let mut lets = Lets(Vec::new());
+    lets.visit_expr(cond);
+    lets.0
 }

@@ -6,6 +6,7 @@
 mod ask;
 mod emit;
 mod fingerprint;
+mod ir;
 mod kind;
 mod liveness;
 mod lower;
@@ -15,6 +16,7 @@ mod scope;
 mod signature;
 #[cfg(test)]
 mod snapshots;
+mod syntax;
 
 use std::collections::BTreeSet;
 
@@ -26,8 +28,9 @@ use syn::{ItemFn, Path};
 use crate::docs::doc_text;
 use crate::errors::Errors;
 use emit::{ArgsParam, Emitter};
+use ir::Program;
 pub(crate) use kind::Kind;
-use lower::{Lowerer, Program};
+use lower::Lowerer;
 use options::Options;
 use signature::Signature;
 
@@ -81,7 +84,7 @@ fn lower(function: &ItemFn, signature: &Signature<'_>, errors: &mut Errors) -> L
     let mut lowerer = Lowerer::new(errors, context);
     let (args_bindings, args_kept) = match &signature.args {
         Some(args) => {
-            let kept = scope::pattern_bindings(args.pat)
+            let kept = scope::pattern_bindings(args.pat, true)
                 .iter()
                 .any(|(_, mutable)| *mutable);
             (lowerer.parameter(args.pat, kept), kept)
@@ -116,11 +119,16 @@ fn machine(
         let ident = &lowered.program.bindings[id].ident;
         errors.spanned(ident, format!("`{ident}` is declared without a value and used after an ask!; give it its value where it is declared (e.g. `let {ident} = if .. {{ .. }} else {{ .. }};`)"));
     }
-    for id in &kept {
-        let binding = &lowered.program.bindings[*id];
-        if binding.borrowed {
-            let ident = &binding.ident;
+    for id in liveness::crossing(&lowered.live) {
+        let binding = &lowered.program.bindings[id];
+        if !binding.borrowed {
+            continue;
+        }
+        let ident = &binding.ident;
+        if kept.contains(&id) {
             errors.spanned(ident, format!("`{ident}` is a borrow used after an ask!, and a borrow cannot be kept in requestState; keep an owned value instead (e.g. `.to_owned()`), or borrow again after the ask"));
+        } else {
+            errors.spanned(ident, format!("`{ident}` is a borrow used after a construct that asks (an `if`, `match`, loop or block with an ask! in it), so the machine would have to carry it from one step to the next; keep an owned value instead (e.g. `.to_owned()`), or borrow again after the construct"));
         }
     }
     if !errors.is_empty() {
@@ -133,7 +141,7 @@ fn machine(
         args_kept,
     } = lowered;
     let order = liveness::emission_order(&program);
-    let emitter = Emitter {
+    let mut emitter = Emitter {
         program: &program,
         live: &live,
         order: &order,
@@ -144,8 +152,15 @@ fn machine(
             kept: args_kept,
         }),
         frame_names: emit::frame_names(&program, &kept),
+        errors: Vec::new(),
     };
     let body = emitter.body();
+    for error in std::mem::take(&mut emitter.errors) {
+        errors.push(error);
+    }
+    if !errors.is_empty() {
+        return None;
+    }
     let shape = shape(kind, function, options, &program, &live, &emitter);
     Some(expand_machine(
         kind, function, signature, options, &program, body, &shape,

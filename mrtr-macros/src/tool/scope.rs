@@ -1,8 +1,9 @@
 //! Which binding each name refers to, and which bindings a piece of code uses.
 //!
-//! The analysis is syntactic, so it over-approximates: an identifier inside another macro's
-//! tokens, or a `{name}` capture in a format string, counts as a use. It never misses a use,
-//! which is what matters: a missed use would drop a value the code needs after an ask.
+//! The analysis is syntactic, so it over-approximates: every identifier inside another
+//! macro's tokens, and every name in a format string (`{name}`, `{:width$}`, `{:.prec$}`),
+//! counts as a use. It never misses a use, which is what matters: a missed use would drop a
+//! value the code needs after an ask.
 
 use std::collections::BTreeSet;
 
@@ -69,6 +70,27 @@ impl Scopes {
         self.stack.last_mut().expect("a scope").push((name, id));
     }
 
+    /// Which binding each name refers to here.
+    pub(crate) fn visible(&self) -> super::ir::Visible {
+        self.stack
+            .iter()
+            .flatten()
+            .map(|(name, id)| (name.clone(), *id))
+            .collect()
+    }
+
+    /// The binding `name` refers to in the scopes enclosing the innermost one: what a
+    /// declaration in the innermost scope hides until that scope ends.
+    pub(crate) fn lookup_enclosing(&self, name: &str) -> Option<BindingId> {
+        let enclosing = self.stack.len().saturating_sub(1);
+        self.stack[..enclosing]
+            .iter()
+            .rev()
+            .flat_map(|scope| scope.iter().rev())
+            .find(|(bound, _)| bound == name)
+            .map(|(_, id)| *id)
+    }
+
     pub(crate) fn lookup(&self, name: &str) -> Option<BindingId> {
         self.stack
             .iter()
@@ -79,17 +101,19 @@ impl Scopes {
     }
 }
 
-/// The names a pattern binds, with their mutability. Capitalised single names (`None`,
-/// `MAX`) are constants or unit variants, not bindings.
-pub(crate) fn pattern_bindings(pat: &Pat) -> Vec<(Ident, bool)> {
-    struct Collect(Vec<(Ident, bool)>);
+/// The names a pattern binds, with their mutability. In a refutable pattern (a `match` arm,
+/// `if let`), a capitalised single name (`None`, `MAX`) is a constant or a unit variant. In
+/// an irrefutable one (`let`, a parameter) it is taken as a binding (`let N = 3;`): were it a
+/// unit struct, keeping and restoring it would still be right.
+pub(crate) fn pattern_bindings(pat: &Pat, irrefutable: bool) -> Vec<(Ident, bool)> {
+    struct Collect(Vec<(Ident, bool)>, bool);
     impl<'ast> Visit<'ast> for Collect {
         fn visit_pat_ident(&mut self, pat: &'ast syn::PatIdent) {
             let name = pat.ident.to_string();
             let capitalised = name
                 .trim_start_matches("r#")
                 .starts_with(|c: char| c.is_uppercase());
-            if !capitalised || pat.subpat.is_some() {
+            if self.1 || !capitalised || pat.subpat.is_some() {
                 self.0.push((pat.ident.clone(), pat.mutability.is_some()));
             }
             if let Some((_, subpat)) = &pat.subpat {
@@ -104,7 +128,7 @@ pub(crate) fn pattern_bindings(pat: &Pat) -> Vec<(Ident, bool)> {
         }
         fn visit_expr(&mut self, _: &'ast Expr) {}
     }
-    let mut collect = Collect(Vec::new());
+    let mut collect = Collect(Vec::new(), irrefutable);
     collect.visit_pat(pat);
     collect.0
 }
@@ -141,7 +165,7 @@ impl<'s> Uses<'s> {
     }
 
     fn bind(&mut self, pat: &Pat) {
-        let names = pattern_bindings(pat)
+        let names = pattern_bindings(pat, false)
             .into_iter()
             .map(|(ident, _)| ident.to_string());
         match self.shadows.last_mut() {
@@ -176,8 +200,14 @@ impl<'s> Uses<'s> {
     }
 }
 
-/// `{name}` and `{name:..}` captures of a format string literal (as written, quotes included).
+/// The names a format string literal (as written, quotes included) reads implicitly:
+/// `{name}`, `{name:?}`, and the `width$` and `.prec$` arguments of a spec.
 fn format_captures(literal: &str) -> Vec<String> {
+    let is_name = |text: &str| {
+        !text.is_empty()
+            && text.chars().all(|c| c.is_alphanumeric() || c == '_')
+            && !text.starts_with(|c: char| c.is_ascii_digit())
+    };
     let mut captures = Vec::new();
     let mut rest = literal;
     while let Some(open) = rest.find('{') {
@@ -186,14 +216,22 @@ fn format_captures(literal: &str) -> Vec<String> {
             rest = stripped;
             continue;
         }
-        let end = rest.find(['}', ':']).unwrap_or(rest.len());
-        let name = rest[..end].trim();
-        if !name.is_empty()
-            && name.chars().all(|c| c.is_alphanumeric() || c == '_')
-            && !name.starts_with(|c: char| c.is_ascii_digit())
-        {
-            captures.push(name.to_owned());
+        let end = rest.find('}').unwrap_or(rest.len());
+        let (argument, spec) = rest[..end].split_once(':').unwrap_or((&rest[..end], ""));
+        if is_name(argument.trim()) {
+            captures.push(argument.trim().to_owned());
         }
+        // In the spec, a name is an argument where it ends in `$`.
+        for piece in spec.split('$').rev().skip(1) {
+            let name = piece
+                .rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .next()
+                .unwrap_or("");
+            if is_name(name) {
+                captures.push(name.to_owned());
+            }
+        }
+        rest = &rest[end..];
     }
     captures
 }
@@ -290,6 +328,10 @@ mod tests {
     #[test]
     fn finds_format_captures() {
         assert_eq!(format_captures("\"{a} {{b}} {c:>8} {0} {}\""), ["a", "c"]);
+        assert_eq!(
+            format_captures("\"{:width$} {x:>w2$.prec$} {:.p$} {y:?}\""),
+            ["width", "x", "prec", "w2", "p", "y"]
+        );
     }
 
     #[test]
@@ -319,10 +361,16 @@ mod tests {
     #[test]
     fn capitalised_names_are_not_bindings() {
         let pat: Pat = syn::parse_quote!((Some(a), None, mut b, MAX, ref c @ Foo { d, .. }));
-        let names: Vec<String> = pattern_bindings(&pat)
+        let names: Vec<String> = pattern_bindings(&pat, false)
             .iter()
             .map(|(ident, _)| ident.to_string())
             .collect();
         assert_eq!(names, ["a", "b", "c", "d"]);
+        let pat: Pat = syn::parse_quote!(N);
+        assert_eq!(
+            pattern_bindings(&pat, true).len(),
+            1,
+            "`let N = 3;` binds N"
+        );
     }
 }

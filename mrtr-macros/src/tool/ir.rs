@@ -1,0 +1,140 @@
+//! The lowered machine: blocks of nodes, the ask sites that end blocks, and the bindings the
+//! body declares. The lowering builds it, liveness reads it, emission turns it into code.
+//!
+//! The lowering resolves every name as the author's source does and records, wherever emission
+//! must name a binding (the start of a block, a jump, a suspension, a `let` that hides one),
+//! which binding each name refers to there. Emission never guesses from identifiers.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use proc_macro2::{Span, TokenStream};
+use syn::Expr;
+
+use super::scope::{Binding, BindingId};
+
+pub(crate) type BlockId = usize;
+pub(crate) type SiteId = usize;
+pub(crate) type HoleId = usize;
+
+/// Which binding each name refers to at one point of the source.
+pub(crate) type Visible = BTreeMap<String, BindingId>;
+
+/// Author's code copied as written, with holes where a `break`/`continue` leaves a loop that
+/// the lowering took apart (each hole is an [`Exit`] in [`Program::holes`]).
+#[derive(Clone, Default)]
+pub(crate) struct Code {
+    pub(crate) tokens: TokenStream,
+    pub(crate) holes: Vec<HoleId>,
+}
+
+/// A piece of a block.
+pub(crate) enum Node {
+    /// A statement (or glue) that declares no name.
+    Stmt(Code),
+    /// `let PAT = INIT [else ..];`: declares the bindings of its pattern after evaluating INIT.
+    Let {
+        attrs: TokenStream,
+        pat: TokenStream,
+        init: Code,
+        diverge: Option<Code>,
+        declares: Vec<BindingId>,
+        /// Bindings of enclosing scopes this `let` hides. One the machine still needs is saved
+        /// just before it is hidden, after the initializer (which may read it) ran.
+        hides: Vec<BindingId>,
+    },
+    /// Save what the target block needs and go there.
+    Jump { target: BlockId, visible: Visible },
+    /// Ask the site's questions and end the step.
+    Suspend { site: SiteId, visible: Visible },
+    /// A construct that asks, started in this block: its arms are emitted in place.
+    Branch(Branch),
+    /// The value an arm of an in-place construct hands to the code after the construct.
+    Tail(Code),
+}
+
+/// An `if`, a `match` or a plain block that asks, whose arms are emitted in place. An arm
+/// that completes in this block hands its value out (`Node::Tail`), and the construct's
+/// destination receives it after the construct, where the author's scopes have closed again.
+pub(crate) struct Branch {
+    pub(crate) shape: BranchShape,
+    pub(crate) arms: Vec<Arm>,
+    /// Where the value of an arm that completes in place goes.
+    pub(crate) dest: Flow,
+    /// The bindings the construct uses anywhere, and the names it declares anywhere.
+    pub(crate) uses: BTreeSet<BindingId>,
+    pub(crate) declared_names: BTreeSet<String>,
+    /// The names in force around the construct (where its value is delivered).
+    pub(crate) visible: Visible,
+}
+
+pub(crate) enum BranchShape {
+    /// `if COND {arms[0]} else {arms[1]}`; `if let` bindings are declared by `arms[0]`.
+    If { cond: Code },
+    /// `match SCRUTINEE { HEAD => arm, .. }`, a head per arm.
+    Match { scrutinee: Code, heads: Vec<Code> },
+    /// `{ arms[0] }`.
+    Block,
+}
+
+/// An arm: the bindings its head declares (pattern, `if let`), then its nodes.
+pub(crate) struct Arm {
+    pub(crate) declares: Vec<BindingId>,
+    /// Bindings of enclosing scopes the head's pattern hides inside the arm.
+    pub(crate) hides: Vec<BindingId>,
+    pub(crate) nodes: Vec<Node>,
+}
+
+/// What happens to the value an arm hands out in place.
+#[derive(Clone, Copy)]
+pub(crate) enum Flow {
+    /// Discarded, then a jump to the join block.
+    Discard(BlockId),
+    /// Bound to a synthetic binding, then a jump to the join block.
+    Value(BindingId, BlockId),
+    /// Returned from the body.
+    Return,
+    /// The construct is itself the value of an enclosing arm kept in place.
+    Tail,
+}
+
+/// A jump out of a taken-apart loop from inside the author's code: `break` (with the binding
+/// that receives its value, if the loop has one) or `continue`.
+pub(crate) struct Exit {
+    pub(crate) target: BlockId,
+    pub(crate) value: Option<(Option<BindingId>, Option<TokenStream>)>,
+    /// The names in force at the jump, the author's own inner bindings removed.
+    pub(crate) visible: Visible,
+    /// The names the author's code re-binds around the jump: a kept value hidden by one of
+    /// them cannot be saved there.
+    pub(crate) hidden: BTreeSet<String>,
+}
+
+/// A block of the machine (one `pc`).
+#[derive(Default)]
+pub(crate) struct Block {
+    pub(crate) nodes: Vec<Node>,
+    pub(crate) declared: BTreeSet<BindingId>,
+    pub(crate) used: BTreeSet<BindingId>,
+    pub(crate) successors: BTreeSet<BlockId>,
+    /// The names in force where the block starts.
+    pub(crate) entry: Visible,
+    /// Position of the block's first statement in the source, for emission in source order.
+    pub(crate) source_order: usize,
+}
+
+/// One `ask!`: its questions (key, key span, request) and where the machine resumes.
+pub(crate) struct Site {
+    pub(crate) questions: Vec<(String, Span, Expr)>,
+    pub(crate) resume: BlockId,
+}
+
+/// The lowered machine.
+pub(crate) struct Program {
+    pub(crate) blocks: Vec<Block>,
+    pub(crate) sites: Vec<Site>,
+    pub(crate) bindings: Vec<Binding>,
+    pub(crate) holes: Vec<Exit>,
+    /// Items declared in the body (`use`, `fn`, `const`, `macro_rules!`, ..): emitted once
+    /// before the machine, so every block sees them as every statement of the body did.
+    pub(crate) items: Vec<TokenStream>,
+}
