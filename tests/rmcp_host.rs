@@ -343,7 +343,10 @@ async fn mrtr_tools_mount_in_an_rmcp_tool_router_beside_rmcp_tools() {
             Box::pin(async move { Ok(pong.into()) })
         },
     ));
-    for route in McpServer::new(server(&counters)).tool_routes::<Mixed>() {
+    for route in McpServer::new(server(&counters))
+        .tool_routes::<Mixed>()
+        .expect("every tool converts")
+    {
         router.add_route(route);
     }
     let (client_io, server_io) = tokio::io::duplex(64 * 1024);
