@@ -107,3 +107,33 @@ pub fn text(response: &Value) -> String {
 pub fn accept(content: Value) -> Value {
     json!({"action": "accept", "content": content})
 }
+
+/// Runs `work`, failing the test if it does not finish within 60 s: a regression that makes
+/// a round wait forever fails here instead of stalling CI. (A thread keeps the time, so this
+/// needs no timer from the async runtime.)
+pub async fn within<T>(work: impl std::future::Future<Output = T>) -> T {
+    use std::sync::{Arc, Mutex};
+    use std::task::{Poll, Waker};
+    const LIMIT: std::time::Duration = std::time::Duration::from_secs(60);
+    let alarm: Arc<Mutex<(bool, Option<Waker>)>> = Arc::default();
+    let ringer = Arc::clone(&alarm);
+    std::thread::spawn(move || {
+        std::thread::sleep(LIMIT);
+        let mut alarm = ringer.lock().unwrap();
+        alarm.0 = true;
+        if let Some(waker) = alarm.1.take() {
+            waker.wake();
+        }
+    });
+    let mut work = std::pin::pin!(work);
+    std::future::poll_fn(|context| {
+        if let Poll::Ready(value) = work.as_mut().poll(context) {
+            return Poll::Ready(value);
+        }
+        let mut alarm = alarm.lock().unwrap();
+        assert!(!alarm.0, "the test did not finish within {LIMIT:?}");
+        alarm.1 = Some(context.waker().clone());
+        Poll::Pending
+    })
+    .await
+}
