@@ -237,3 +237,56 @@ fn serde_false_keeps_the_authors_own_impls() {
 fn every_diagnostic_has_a_compile_fail_case() {
     trybuild::TestCases::new().compile_fail("tests/ui/form/*.rs");
 }
+
+/// Issue 12 item 15: a form answer (holding a choice) kept across a later `ask!`, with no
+/// serde derive anywhere, round-trips through the sealed state.
+#[cfg(feature = "testing")]
+mod kept_across_an_ask {
+    use super::{Meal, Seat};
+    use mrtr::testing::{Harness, answer};
+    use mrtr::{Form, ToolError, elicit};
+    use serde_json::json;
+
+    #[derive(Form)]
+    struct Traveller {
+        name: String,
+        seat: Seat,
+        meals: Vec<Meal>,
+    }
+
+    #[derive(Form)]
+    struct Confirm {
+        ok: bool,
+    }
+
+    #[mrtr::tool]
+    async fn book() -> Result<String, ToolError> {
+        let traveller = ask!(elicit::form::<Traveller>("Who travels?")).accepted()?;
+        let confirm = ask!(elicit::form::<Confirm>("Book it?")).accepted()?;
+        Ok(format!(
+            "{} {:?} {:?} {}",
+            traveller.name, traveller.seat, traveller.meals, confirm.ok
+        ))
+    }
+
+    #[tokio::test]
+    async fn a_kept_form_round_trips_without_serde_derives() {
+        let harness = Harness::tool(book);
+        let first = harness.call(json!({})).await;
+        first.assert_asks(["traveller"]);
+        let content = json!({"name": "Ann", "seat": "aisle", "meals": ["Fish", "Veg"]});
+        let second = first
+            .answer([("traveller", answer::accept(content.clone()))])
+            .await;
+        second.assert_asks(["confirm"]);
+        assert!(
+            second.kept().to_string().contains("aisle"),
+            "kept as its content: {}",
+            second.kept()
+        );
+        let done = second
+            .answer([("confirm", answer::accept(json!({"ok": true})))])
+            .await;
+        assert_eq!(done.text(), "Ann Aisle [Fish, Veg] true");
+    }
+}
