@@ -46,6 +46,9 @@ struct Seen {
     until: HashMap<TokenId, u64>,
     /// Size of the map after the last sweep; the next sweep runs when it has doubled.
     swept_at: usize,
+    /// When the last sweep ran: a full store sweeps at most once a second, so a flood
+    /// against a full store costs a lookup per call, not a sweep.
+    swept_when: u64,
 }
 
 impl Default for MemoryStore {
@@ -84,7 +87,11 @@ impl MemoryStore {
 
     fn redeem(&self, token: TokenId, keep_until: u64, now: u64) -> Result<bool, String> {
         let mut seen = self.lock();
-        let Seen { until, swept_at } = &mut *seen;
+        let Seen {
+            until,
+            swept_at,
+            swept_when,
+        } = &mut *seen;
         if let Some(kept) = until.get(&token) {
             // An entry past its time may be reused: the codec refuses that token anyway.
             if *kept >= now {
@@ -92,9 +99,10 @@ impl MemoryStore {
             }
         }
         let full = until.len() >= self.capacity;
-        if full || until.len() >= (*swept_at).max(1024) * 2 {
+        if (full && now > *swept_when) || until.len() >= (*swept_at).max(1024) * 2 {
             until.retain(|_, kept| *kept >= now);
             *swept_at = until.len();
+            *swept_when = now;
         }
         if until.len() >= self.capacity && !until.contains_key(&token) {
             return Err(format!(
