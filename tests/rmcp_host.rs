@@ -386,3 +386,81 @@ async fn mrtr_tools_mount_in_an_rmcp_tool_router_beside_rmcp_tools() {
     );
     client.cancel().await.unwrap();
 }
+
+/// `McpServer::streamable_http` filters SSE responses too (rmcp streams results as SSE unless
+/// JSON responses are configured): no `elicitationId` reaches the client.
+#[tokio::test]
+async fn the_http_helper_filters_retired_fields_from_sse_responses() {
+    let counters = Arc::new(Counters::default());
+    let service = McpServer::new(server(&counters))
+        .streamable_http(StreamableHttpServerConfig::default().with_json_response(false));
+    let app = axum::Router::new().nest_service("/mcp", service);
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "sign_in",
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}, "url": {}}},
+            "io.modelcontextprotocol/clientInfo": {"name": "sse-test", "version": "1"}
+        }}});
+    let request = http::Request::post("/mcp")
+        .header("host", "localhost")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "sign_in")
+        .body(axum::body::Body::from(body.to_string()))
+        .unwrap();
+    let response = tokio::time::timeout(std::time::Duration::from_secs(60), async {
+        let response = app.oneshot(request).await.unwrap();
+        let content_type = response.headers()["content-type"].to_str().unwrap().to_owned();
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        (content_type, String::from_utf8(bytes.to_vec()).unwrap())
+    })
+    .await
+    .expect("the response within 60 s");
+    let (content_type, raw) = response;
+    assert!(content_type.starts_with("text/event-stream"), "{content_type}");
+    let message = raw
+        .lines()
+        .find_map(|line| line.strip_prefix("data:"))
+        .filter(|data| !data.trim().is_empty())
+        .map(|data| serde_json::from_str::<Value>(data.trim()).unwrap())
+        .unwrap_or_else(|| panic!("no data line in {raw}"));
+    assert_eq!(
+        message["result"]["inputRequests"]["consent"]["params"]["mode"], "url",
+        "{raw}"
+    );
+    assert!(!raw.contains("elicitationId"), "{raw}");
+}
+
+/// A tool whose descriptor rmcp cannot take is an error naming it, not silently left out.
+#[test]
+fn tool_routes_refuses_a_tool_rmcp_cannot_describe() {
+    use mrtr::token::Fingerprint;
+    use mrtr::{BoxFuture, Machine, Outcome, Step, StepError, Tool, ToolDescriptor};
+
+    struct Odd;
+    impl Machine for Odd {
+        fn fingerprint(&self) -> Fingerprint {
+            Fingerprint::of(b"odd")
+        }
+        fn step<'a>(&'a self, _: Step<'a>) -> BoxFuture<'a, Result<Outcome, StepError>> {
+            Box::pin(async { Ok(Outcome::Failed("never".into())) })
+        }
+    }
+    impl Tool for Odd {
+        fn descriptor(&self) -> ToolDescriptor {
+            // An input schema must be an object; `true` is valid JSON Schema but not for MCP.
+            ToolDescriptor::new("odd", json!(true))
+        }
+    }
+    struct Mine;
+    let server = Server::builder("routes", "1").tool(Odd).build().unwrap();
+    let error = McpServer::new(server)
+        .tool_routes::<Mine>()
+        .err()
+        .expect("refused");
+    assert_eq!(error.tool, "odd");
+    assert!(error.to_string().contains("\"odd\""), "{error}");
+}

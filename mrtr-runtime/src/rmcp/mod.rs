@@ -11,9 +11,9 @@
 //! ```
 //!
 //! rmcp 3.11 still writes the retired `elicitationId` (as `""`) in URL-mode elicitations. Use
-//! this module's [`stdio`] instead of rmcp's, and on streamable HTTP (with JSON responses)
-//! pass response bodies through [`strip_retired_fields_from_bytes`], as the conformance
-//! example does.
+//! this module's [`stdio`] instead of rmcp's, and on streamable HTTP
+//! [`McpServer::streamable_http`], which filters JSON and SSE responses; to build rmcp's HTTP
+//! service yourself, wrap it in [`RetiredFieldsLayer`].
 //!
 //! The authenticated principal (states are bound to it) is read from a [`Principal`] in the
 //! request's extensions: put one there from your HTTP authentication layer (rmcp passes the
@@ -35,8 +35,10 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+mod http_layer;
 mod retired;
 
+pub use http_layer::{RetiredFieldsBody, RetiredFieldsLayer, RetiredFieldsService, StreamableHttp};
 pub use retired::{
     RetiredFieldsFilter, stdio, strip_retired_fields, strip_retired_fields_from_bytes,
 };
