@@ -665,3 +665,33 @@ fn deflate_starts_above_4_kib() {
     assert_eq!(flags(&fixture.seal(&at_threshold)), 0, "4096 bytes are sent as they are");
     assert_eq!(flags(&fixture.seal(&above)), 1, "4097 bytes are deflated");
 }
+
+/// The digest is taken over RFC 8785 text, whatever order the members arrived in. Under
+/// serde_json's default `Map` (a BTreeMap) parsing already sorts them, so this checks the
+/// canonical text itself; if any crate in a build turns on serde_json's `preserve_order`,
+/// the members below really are held in arrival order and the canonical sort is what makes
+/// the two requests one.
+#[test]
+fn the_digest_is_over_canonical_text_whatever_the_arrival_order() {
+    use mrtr_runtime::token::{ArgumentsDigest, canonical_json};
+    let arrived: Value =
+        serde_json::from_str(r#"{"z": {"y": 2, "b": [3, {"d": 1, "c": 2}]}, "a": 1.0, "m": "x"}"#)
+            .unwrap();
+    let mut reversed = serde_json::Map::new();
+    for (key, value) in arrived.as_object().unwrap().iter().rev() {
+        reversed.insert(key.clone(), value.clone());
+    }
+    let reversed = Value::Object(reversed);
+    let canonical = r#"{"a":1,"m":"x","z":{"b":[3,{"c":2,"d":1}],"y":2}}"#;
+    assert_eq!(canonical_json(&arrived), canonical);
+    assert_eq!(canonical_json(&reversed), canonical);
+    assert_eq!(
+        ArgumentsDigest::of(Some(&arrived)),
+        ArgumentsDigest::of(Some(&reversed))
+    );
+    let parsed_canonical: Value = serde_json::from_str(canonical).unwrap();
+    assert_eq!(
+        ArgumentsDigest::of(Some(&arrived)),
+        ArgumentsDigest::of(Some(&parsed_canonical))
+    );
+}
