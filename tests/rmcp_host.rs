@@ -104,6 +104,10 @@ impl rmcp::ClientHandler for User {
 
 #[tokio::test]
 async fn rmcps_client_drives_a_multi_round_tool_over_a_duplex_pipe() {
+    within(rmcps_client_drives_a_multi_round_tool_over_a_duplex_pipe_body()).await;
+}
+
+async fn rmcps_client_drives_a_multi_round_tool_over_a_duplex_pipe_body() {
     let counters = Arc::new(Counters::default());
     let (client_io, server_io) = tokio::io::duplex(64 * 1024);
     let mcp = McpServer::new(server(&counters));
@@ -188,8 +192,13 @@ async fn post(
             .extensions_mut()
             .insert(Principal(principal.to_owned()));
     }
-    let response = app.clone().oneshot(request).await.unwrap();
-    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    // A hang fails the test instead of stalling CI.
+    let bytes = tokio::time::timeout(std::time::Duration::from_secs(60), async {
+        let response = app.clone().oneshot(request).await.unwrap();
+        response.into_body().collect().await.unwrap().to_bytes()
+    })
+    .await
+    .expect("the HTTP response within 60 s");
     let raw = String::from_utf8(bytes.to_vec()).unwrap();
     (
         serde_json::from_str(&raw).unwrap_or_else(|_| panic!("not JSON: {raw}")),
@@ -268,6 +277,10 @@ async fn no_retired_field_goes_on_the_wire() {
 
 #[tokio::test]
 async fn a_2025_11_25_client_is_refused_clearly() {
+    within(a_2025_11_25_client_is_refused_clearly_body()).await;
+}
+
+async fn a_2025_11_25_client_is_refused_clearly_body() {
     let counters = Arc::new(Counters::default());
     let (client_io, server_io) = tokio::io::duplex(64 * 1024);
     let mcp = McpServer::new(server(&counters));
@@ -330,6 +343,10 @@ impl rmcp::ServerHandler for Mixed {
 
 #[tokio::test]
 async fn mrtr_tools_mount_in_an_rmcp_tool_router_beside_rmcp_tools() {
+    within(mrtr_tools_mount_in_an_rmcp_tool_router_beside_rmcp_tools_body()).await;
+}
+
+async fn mrtr_tools_mount_in_an_rmcp_tool_router_beside_rmcp_tools_body() {
     use rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
     let counters = Arc::new(Counters::default());
     let mut router = ToolRouter::<Mixed>::new();
@@ -463,4 +480,11 @@ fn tool_routes_refuses_a_tool_rmcp_cannot_describe() {
         .expect("refused");
     assert_eq!(error.tool, "odd");
     assert!(error.to_string().contains("\"odd\""), "{error}");
+}
+
+/// Fails the test instead of letting a hang stall CI.
+async fn within<T>(work: impl std::future::Future<Output = T>) -> T {
+    tokio::time::timeout(std::time::Duration::from_secs(60), work)
+        .await
+        .expect("the test finished within 60 s")
 }
