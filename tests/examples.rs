@@ -340,7 +340,10 @@ async fn a_flow_transcript_can_be_snapshotted() {
     assert!(!transcript.contains("m1."), "tokens are masked");
     // A real snapshot: the whole exchange, compared byte for byte. After an intended change,
     // rerun with MRTR_UPDATE_SNAPSHOTS=1 and review the diff of the file.
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/snapshots/weather_transcript.txt");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/snapshots/weather_transcript.txt"
+    );
     if std::env::var_os("MRTR_UPDATE_SNAPSHOTS").is_some() {
         std::fs::write(path, &transcript).unwrap();
     }

@@ -162,9 +162,11 @@ fn bounds_never_widen_the_type_and_wide_literals_are_kept() {
     assert_eq!(schema["properties"]["huge"]["maximum"], json!(u64::MAX));
     assert_eq!(schema["properties"]["low"]["minimum"], json!(i64::MIN));
     let content = json!({"small": 255, "huge": u64::MAX, "low": i64::MIN});
-    let decoded =
-        Bounds::from_content(&validate_content(&schema, &content).unwrap()).unwrap();
-    assert_eq!((decoded.small, decoded.huge, decoded.low), (255, u64::MAX, i64::MIN));
+    let decoded = Bounds::from_content(&validate_content(&schema, &content).unwrap()).unwrap();
+    assert_eq!(
+        (decoded.small, decoded.huge, decoded.low),
+        (255, u64::MAX, i64::MIN)
+    );
 }
 
 #[test]
@@ -198,12 +200,21 @@ fn forms_and_choices_serialize_as_their_content() {
         meals: vec![Meal::Fish],
     };
     let kept = serde_json::to_value(&login).unwrap();
-    assert_eq!(kept, json!({"name": "Ann", "seat": "window", "meals": ["Fish"]}));
+    assert_eq!(
+        kept,
+        json!({"name": "Ann", "seat": "window", "meals": ["Fish"]})
+    );
     assert_eq!(serde_json::from_value::<Login>(kept).unwrap(), login);
     assert_eq!(serde_json::to_value(Seat::Aisle).unwrap(), json!("aisle"));
-    assert_eq!(serde_json::from_value::<Seat>(json!("aisle")).unwrap(), Seat::Aisle);
+    assert_eq!(
+        serde_json::from_value::<Seat>(json!("aisle")).unwrap(),
+        Seat::Aisle
+    );
     let error = serde_json::from_value::<Seat>(json!("middle")).unwrap_err();
-    assert!(error.to_string().contains("not one of the options"), "{error}");
+    assert!(
+        error.to_string().contains("not one of the options"),
+        "{error}"
+    );
     assert!(serde_json::from_value::<Login>(json!({"name": 5})).is_err());
 }
 

@@ -110,7 +110,10 @@ async fn a_declined_prompt_question_is_a_clear_error_with_the_authors_message() 
     retry["requestState"] = round1["result"]["requestState"].clone();
     let declined = send(&server, "prompts/get", retry).await;
     assert_eq!(declined["error"]["code"], -32000, "{declined}");
-    assert_eq!(declined["error"]["message"], "the user declined the request");
+    assert_eq!(
+        declined["error"]["message"],
+        "the user declined the request"
+    );
 }
 
 fn topic(text: &str) -> Value {

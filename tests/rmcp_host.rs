@@ -413,12 +413,12 @@ async fn the_http_helper_filters_retired_fields_from_sse_responses() {
         .streamable_http(StreamableHttpServerConfig::default().with_json_response(false));
     let app = axum::Router::new().nest_service("/mcp", service);
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
-        "name": "sign_in",
-        "_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}, "url": {}}},
-            "io.modelcontextprotocol/clientInfo": {"name": "sse-test", "version": "1"}
-        }}});
+    "name": "sign_in",
+    "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}, "url": {}}},
+        "io.modelcontextprotocol/clientInfo": {"name": "sse-test", "version": "1"}
+    }}});
     let request = http::Request::post("/mcp")
         .header("host", "localhost")
         .header("content-type", "application/json")
@@ -430,14 +430,20 @@ async fn the_http_helper_filters_retired_fields_from_sse_responses() {
         .unwrap();
     let response = tokio::time::timeout(std::time::Duration::from_secs(60), async {
         let response = app.oneshot(request).await.unwrap();
-        let content_type = response.headers()["content-type"].to_str().unwrap().to_owned();
+        let content_type = response.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .to_owned();
         let bytes = response.into_body().collect().await.unwrap().to_bytes();
         (content_type, String::from_utf8(bytes.to_vec()).unwrap())
     })
     .await
     .expect("the response within 60 s");
     let (content_type, raw) = response;
-    assert!(content_type.starts_with("text/event-stream"), "{content_type}");
+    assert!(
+        content_type.starts_with("text/event-stream"),
+        "{content_type}"
+    );
     let message = raw
         .lines()
         .find_map(|line| line.strip_prefix("data:"))
@@ -474,10 +480,9 @@ fn tool_routes_refuses_a_tool_rmcp_cannot_describe() {
     }
     struct Mine;
     let server = Server::builder("routes", "1").tool(Odd).build().unwrap();
-    let error = McpServer::new(server)
-        .tool_routes::<Mine>()
-        .err()
-        .expect("refused");
+    let Err(error) = McpServer::new(server).tool_routes::<Mine>() else {
+        panic!("a tool rmcp cannot describe was accepted");
+    };
     assert_eq!(error.tool, "odd");
     assert!(error.to_string().contains("\"odd\""), "{error}");
 }

@@ -112,7 +112,10 @@ pub(crate) fn boolean(entry: &Entry, errors: &mut Errors) -> Option<bool> {
     }
     errors.spanned(
         &entry.key,
-        format!("`{}` takes `true` or `false`, e.g. `{} = false`", entry.key, entry.key),
+        format!(
+            "`{}` takes `true` or `false`, e.g. `{} = false`",
+            entry.key, entry.key
+        ),
     );
     None
 }

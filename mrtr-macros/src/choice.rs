@@ -98,7 +98,11 @@ fn expand(ident: &Ident, krate: &Path, variants: Option<&[Variant<'_>]>) -> Toke
                 let (value, variant) = (&variant.value, variant.ident);
                 quote!(Self::#variant => #value,)
             });
-            (quote!(#(#options),*), quote!(#(#arms)*), quote!(#(#values)*))
+            (
+                quote!(#(#options),*),
+                quote!(#(#arms)*),
+                quote!(#(#values)*),
+            )
         }
         // Fallback after errors: keeps uses of the type compiling.
         None => (quote!(), quote!(), quote!(_ => ::core::unreachable!(),)),

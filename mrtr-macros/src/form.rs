@@ -143,7 +143,13 @@ fn parse_fields<'a>(
             ty: &field.ty,
             krate,
         };
-        let schema = field_schema(&context, &entries, doc_text(&field.attrs), &mut checks, errors);
+        let schema = field_schema(
+            &context,
+            &entries,
+            doc_text(&field.attrs),
+            &mut checks,
+            errors,
+        );
         if fields
             .iter()
             .any(|seen: &Field<'_>| seen.wire_name == wire_name)
@@ -351,7 +357,10 @@ fn field_schema(
         {
             errors.push(syn::Error::new(
                 minimum.span,
-                format!("no value of this field's type is at least {}: its largest is {high}", minimum.text),
+                format!(
+                    "no value of this field's type is at least {}: its largest is {high}",
+                    minimum.text
+                ),
             ));
         }
         if let Some(maximum) = &maximum
@@ -359,7 +368,10 @@ fn field_schema(
         {
             errors.push(syn::Error::new(
                 maximum.span,
-                format!("no value of this field's type is at most {}: its smallest is {low}", maximum.text),
+                format!(
+                    "no value of this field's type is at most {}: its smallest is {low}",
+                    maximum.text
+                ),
             ));
         }
     }
@@ -437,10 +449,14 @@ fn field_schema(
     {
         if let Some(range) = integer_range(context.ty)
             && kind == Kind::Integer
-            && let Some(number) = get("default").and_then(|entry| number(entry, kind, &mut Errors::default()))
+            && let Some(number) =
+                get("default").and_then(|entry| number(entry, kind, &mut Errors::default()))
             && !(range.0..=range.1).contains(&number.integer)
         {
-            errors.push(syn::Error::new(number.span, "the default does not fit the field's type"));
+            errors.push(syn::Error::new(
+                number.span,
+                "the default does not fit the field's type",
+            ));
         }
         checks.extend(choice_default_checks(context, entry));
         schema.push(("default", value(default)));
@@ -537,15 +553,19 @@ fn number(entry: &Entry, kind: Kind, errors: &mut Errors) -> Option<Number> {
                 .ok()
                 .map(|magnitude| if negative { -magnitude } else { magnitude });
             // Every form integer is an i64 or a u64 on the wire.
-            let literal = parsed.and_then(|value| match (i64::try_from(value), u64::try_from(value)) {
-                (Ok(signed), _) => Some(Literal::i64_suffixed(signed)),
-                (_, Ok(unsigned)) => Some(Literal::u64_suffixed(unsigned)),
-                _ => None,
-            });
+            let literal =
+                parsed.and_then(|value| match (i64::try_from(value), u64::try_from(value)) {
+                    (Ok(signed), _) => Some(Literal::i64_suffixed(signed)),
+                    (_, Ok(unsigned)) => Some(Literal::u64_suffixed(unsigned)),
+                    _ => None,
+                });
             let (Some(value), Some(literal)) = (parsed, literal) else {
                 errors.spanned(
                     expr,
-                    format!("`{}` is out of range: form integers fit an i64 or a u64", entry.key),
+                    format!(
+                        "`{}` is out of range: form integers fit an i64 or a u64",
+                        entry.key
+                    ),
                 );
                 return None;
             };

@@ -245,7 +245,10 @@ mod tests {
             let required = required_capabilities(chosen.iter().copied());
             let declared = caps(required.clone());
             for kind in &chosen {
-                assert!(declared.supports(*kind), "{kind:?} not satisfied by {required}");
+                assert!(
+                    declared.supports(*kind),
+                    "{kind:?} not satisfied by {required}"
+                );
             }
         }
     }

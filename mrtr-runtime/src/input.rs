@@ -276,7 +276,9 @@ mod tests {
         assert!(form().check().is_ok());
         assert!(insecure_remote("http://example.com/x"));
         assert!(!insecure_remote("https://example.com/x"));
-        assert!(!insecure_remote("http://localhost:3000/x") && !insecure_remote("http://127.0.0.1/"));
+        assert!(
+            !insecure_remote("http://localhost:3000/x") && !insecure_remote("http://127.0.0.1/")
+        );
         assert!(!insecure_remote("http://[::1]:80/"));
     }
 

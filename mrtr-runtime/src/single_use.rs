@@ -26,9 +26,6 @@ pub trait ReplayStore: Send + Sync + 'static {
     ) -> BoxFuture<'_, Result<bool, String>>;
 }
 
-
-
-
 /// A [`ReplayStore`] in this process's memory: right for one instance, wrong for several.
 ///
 /// Expired ids are swept when the map has doubled since the last sweep, so a redemption costs
@@ -209,8 +206,16 @@ mod tests {
         let store = MemoryStore::default();
         let token = id();
         assert_eq!(store.redeem(token, 100, 10), Ok(true));
-        assert_eq!(store.redeem(token, 100, 100), Ok(false), "kept through its last instant");
-        assert_eq!(store.redeem(token, 300, 101), Ok(true), "the codec refuses it by then");
+        assert_eq!(
+            store.redeem(token, 100, 100),
+            Ok(false),
+            "kept through its last instant"
+        );
+        assert_eq!(
+            store.redeem(token, 300, 101),
+            Ok(true),
+            "the codec refuses it by then"
+        );
     }
 
     #[test]
@@ -221,7 +226,11 @@ mod tests {
         }
         let late = id();
         assert!(store.redeem(late, 50, 10).is_err(), "full of live ids");
-        assert_eq!(store.redeem(late, 80, 51), Ok(true), "swept once they expired");
+        assert_eq!(
+            store.redeem(late, 80, 51),
+            Ok(true),
+            "swept once they expired"
+        );
         assert_eq!(store.len(), 1);
     }
 
@@ -239,6 +248,10 @@ mod tests {
         for _ in 0..before * 2 {
             store.redeem(id(), 100, 20).unwrap();
         }
-        assert!(store.len() <= before * 2 + 1, "expired ids were swept: {}", store.len());
+        assert!(
+            store.len() <= before * 2 + 1,
+            "expired ids were swept: {}",
+            store.len()
+        );
     }
 }

@@ -8,7 +8,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use mrtr_runtime::form::FormField;
-use mrtr_runtime::token::{Fingerprint, KeyId, KeyRing, ManualClock, SecretKey, StateCodec, TokenId};
+use mrtr_runtime::token::{
+    Fingerprint, KeyId, KeyRing, ManualClock, SecretKey, StateCodec, TokenId,
+};
 use mrtr_runtime::{
     Access, Answer, BoxFuture, CallToolResult, DEFAULT_MAX_ROUNDS, Denied, Form, Machine, Outcome,
     Prompt, PromptDescriptor, ReplayStore, Server, ServerBuilder, Step, StepError, Suspension,
@@ -84,7 +86,10 @@ impl Machine for Greet {
                 _ => {
                     world.hit(1);
                     let name = step.answers.take::<Answer<Name>>("name")?;
-                    done(format!("hello {}", name.ok().map(|n| n.name).unwrap_or_default()))
+                    done(format!(
+                        "hello {}",
+                        name.ok().map(|n| n.name).unwrap_or_default()
+                    ))
                 }
             }
         })
@@ -123,7 +128,10 @@ impl Machine for Visit {
     }
     fn step<'a>(&'a self, step: Step<'a>) -> BoxFuture<'a, Result<Outcome, StepError>> {
         Box::pin(async move {
-            let url = step.arguments["url"].as_str().unwrap_or_default().to_owned();
+            let url = step.arguments["url"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
             match step.pc {
                 0 => Ok(Outcome::Suspend(
                     Suspension::new(1, Value::Null).ask("go", elicit::url("Open this", url)),
@@ -253,7 +261,12 @@ async fn an_invalid_url_is_never_sent() {
             assert!(text(&response).contains("not a valid URL"), "{response}");
         }
         let good = client
-            .call("visit", json!({"url": "https://example.com/in"}), None, None)
+            .call(
+                "visit",
+                json!({"url": "https://example.com/in"}),
+                None,
+                None,
+            )
             .await;
         assert_eq!(keys(&good), ["go"]);
     })
@@ -272,12 +285,19 @@ async fn a_cancelled_request_stops_its_step_and_gets_no_response() {
                 tokio::task::yield_now().await;
             }
         };
-        let response = client.server.handle_until(request.clone(), None, cancelled).await;
+        let response = client
+            .server
+            .handle_until(request.clone(), None, cancelled)
+            .await;
         assert_eq!(response, None, "a cancelled request is not answered");
         for _ in 0..10 {
             tokio::task::yield_now().await;
         }
-        assert_eq!((world.count(0), world.count(1)), (1, 0), "nothing ran after the cancellation point");
+        assert_eq!(
+            (world.count(0), world.count(1)),
+            (1, 0),
+            "nothing ran after the cancellation point"
+        );
 
         // Without a cancellation, the same request finishes.
         let response = client
@@ -301,7 +321,10 @@ async fn a_prompt_authors_error_is_a_clear_json_rpc_error_with_their_message() {
             )
             .await;
         assert_eq!(error_code(&response), -32000, "{response}");
-        assert_eq!(response["error"]["message"], "the user declined the request");
+        assert_eq!(
+            response["error"]["message"],
+            "the user declined the request"
+        );
         assert_eq!(
             response["error"]["data"]["message"],
             "the user declined the request"
@@ -341,15 +364,17 @@ impl ReplayStore for Down {
 #[tokio::test]
 async fn a_failing_single_use_store_is_minus_32603_and_runs_nothing() {
     within(async {
-        let (client, world) =
-            client_with(|builder| builder.single_use(true).replay_store(Down));
+        let (client, world) = client_with(|builder| builder.single_use(true).replay_store(Down));
         let round1 = client.call("greet", json!({}), None, None).await;
         let answer = json!({"name": accept(json!({"name": "Ann"}))});
         let round2 = client
             .call("greet", json!({}), Some(answer), Some(&state(&round1)))
             .await;
         assert_eq!(error_code(&round2), -32603, "{round2}");
-        assert!(!round2.to_string().contains("connection refused"), "{round2}");
+        assert!(
+            !round2.to_string().contains("connection refused"),
+            "{round2}"
+        );
         assert_eq!(world.count(1), 0);
     })
     .await;
@@ -362,7 +387,12 @@ async fn the_server_option_makes_every_tool_single_use() {
         let round1 = client.call("greet", json!({}), None, None).await;
         let answer = json!({"name": accept(json!({"name": "Ann"}))});
         let first = client
-            .call("greet", json!({}), Some(answer.clone()), Some(&state(&round1)))
+            .call(
+                "greet",
+                json!({}),
+                Some(answer.clone()),
+                Some(&state(&round1)),
+            )
             .await;
         assert_eq!(text(&first), "hello Ann");
         let replay = client
@@ -382,7 +412,12 @@ async fn a_denied_round_does_not_spend_a_single_use_state() {
         let answer = json!({"name": accept(json!({"name": "Ann"}))});
         world.closed.store(true, Ordering::SeqCst);
         let denied = client
-            .call("greet", json!({}), Some(answer.clone()), Some(&state(&round1)))
+            .call(
+                "greet",
+                json!({}),
+                Some(answer.clone()),
+                Some(&state(&round1)),
+            )
             .await;
         assert_eq!(result(&denied)["isError"], true);
         assert_eq!(text(&denied), "not authorized: closed for now");
@@ -413,7 +448,12 @@ async fn a_single_use_id_is_kept_as_long_as_the_codec_accepts_its_token() {
         let round1 = client.call("greet", json!({}), None, None).await;
         let answer = json!({"name": accept(json!({"name": "Ann"}))});
         let first = client
-            .call("greet", json!({}), Some(answer.clone()), Some(&state(&round1)))
+            .call(
+                "greet",
+                json!({}),
+                Some(answer.clone()),
+                Some(&state(&round1)),
+            )
             .await;
         assert_eq!(text(&first), "hello Ann");
         // Past expiry + 60 s, still inside expiry + skew: the codec would accept the token.
@@ -439,9 +479,18 @@ async fn an_anonymous_state_is_not_the_empty_principals_and_back() {
             let round1 = client.call("greet", json!({}), None, None).await;
             client.principal = presented_by.map(str::to_owned);
             let retry = client
-                .call("greet", json!({}), Some(answer.clone()), Some(&state(&round1)))
+                .call(
+                    "greet",
+                    json!({}),
+                    Some(answer.clone()),
+                    Some(&state(&round1)),
+                )
                 .await;
-            assert_eq!(error_code(&retry), -32602, "{minted_by:?} → {presented_by:?}");
+            assert_eq!(
+                error_code(&retry),
+                -32602,
+                "{minted_by:?} → {presented_by:?}"
+            );
         }
         assert_eq!(world.count(1), 0);
     })
@@ -464,7 +513,10 @@ async fn the_default_round_cap_is_ten_input_required_rounds() {
         }
         assert_eq!(rounds, DEFAULT_MAX_ROUNDS);
         assert_eq!(result(&response)["isError"], true);
-        assert!(text(&response).contains("more than 10 rounds"), "{response}");
+        assert!(
+            text(&response).contains("more than 10 rounds"),
+            "{response}"
+        );
     })
     .await;
 }

@@ -702,7 +702,10 @@ async fn an_undeclared_kind_is_never_sent() {
     assert_eq!(required, json!({"elicitation": {"form": {}}}));
     // Declaring exactly what was required gets past the check.
     client.capabilities = required;
-    assert_eq!(keys(&client.call("book", json!({}), None, None).await), ["name"]);
+    assert_eq!(
+        keys(&client.call("book", json!({}), None, None).await),
+        ["name"]
+    );
     client.capabilities = json!({"sampling": {}});
 
     // A tool that can degrade asks by sampling instead.

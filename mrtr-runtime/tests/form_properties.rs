@@ -106,7 +106,9 @@ fn validates_implies_decodes<T: FormField>(
 fn schemas<T: FormField>() -> Vec<Map<String, Value>> {
     let plain = T::property_schema();
     let mut narrowed = plain.clone();
-    if narrowed.get("type") == Some(&json!("integer")) || narrowed.get("type") == Some(&json!("number")) {
+    if narrowed.get("type") == Some(&json!("integer"))
+        || narrowed.get("type") == Some(&json!("number"))
+    {
         mrtr_runtime::form::__derive::narrow_bound(&mut narrowed, "minimum", json!(-5));
         mrtr_runtime::form::__derive::narrow_bound(&mut narrowed, "maximum", json!(1e30));
     }

@@ -59,8 +59,10 @@ fn a_codec_without_keys_warns_that_instances_need_a_shared_key() {
 #[test]
 fn every_rejection_is_logged_under_mrtr_state_with_its_reason() {
     let clock = ManualClock::new(1_800_000_000);
-    let ring =
-        KeyRing::with_signing_key(KeyId::new("k1").unwrap(), SecretKey::from_bytes([1; 32]).unwrap());
+    let ring = KeyRing::with_signing_key(
+        KeyId::new("k1").unwrap(),
+        SecretKey::from_bytes([1; 32]).unwrap(),
+    );
     let codec = |mode| {
         StateCodec::builder()
             .mode(mode)
@@ -109,35 +111,94 @@ fn every_rejection_is_logged_under_mrtr_state_with_its_reason() {
         assert!(codec.open::<Value>(token, binding, fingerprint).is_err());
     };
     let cases: Vec<Case<'_>> = vec![
-        ("token is", Box::new(|| open(&hmac, &"m".repeat(70_000), &binding, fingerprint))),
-        ("malformed token: unknown prefix", Box::new(|| open(&hmac, "x1.AAAA", &binding, fingerprint))),
-        ("sealed in the other mode", Box::new(|| open(&aead, &token, &binding, fingerprint))),
-        ("unknown key id \"gone\"", Box::new(|| open(&hmac, &unknown_key, &binding, fingerprint))),
-        ("authentication tag mismatch", Box::new(|| open(&hmac, &altered, &binding, fingerprint))),
-        ("sealed for another audience", Box::new(|| open(&other_audience, &token, &binding, fingerprint))),
-        ("sealed for another method", Box::new(|| {
-            open(&hmac, &token, &Binding::new("prompts/get", "t", Some(&args)).principal(Some("alice")), fingerprint)
-        })),
-        ("sealed for another tool", Box::new(|| {
-            open(&hmac, &token, &Binding::new("tools/call", "u", Some(&args)).principal(Some("alice")), fingerprint)
-        })),
-        ("sealed for other arguments", Box::new(|| {
-            open(&hmac, &token, &Binding::new("tools/call", "t", Some(&other_args)).principal(Some("alice")), fingerprint)
-        })),
-        ("sealed for another principal", Box::new(|| {
-            open(&hmac, &token, &Binding::new("tools/call", "t", Some(&args)).principal(Some("bob")), fingerprint)
-        })),
-        ("fingerprint mismatch", Box::new(|| open(&hmac, &token, &binding, Fingerprint::of(b"v2")))),
-        ("payload does not decode", Box::new(|| {
-            assert!(hmac.open::<u32>(&token, &binding, fingerprint).is_err());
-        })),
+        (
+            "token is",
+            Box::new(|| open(&hmac, &"m".repeat(70_000), &binding, fingerprint)),
+        ),
+        (
+            "malformed token: unknown prefix",
+            Box::new(|| open(&hmac, "x1.AAAA", &binding, fingerprint)),
+        ),
+        (
+            "sealed in the other mode",
+            Box::new(|| open(&aead, &token, &binding, fingerprint)),
+        ),
+        (
+            "unknown key id \"gone\"",
+            Box::new(|| open(&hmac, &unknown_key, &binding, fingerprint)),
+        ),
+        (
+            "authentication tag mismatch",
+            Box::new(|| open(&hmac, &altered, &binding, fingerprint)),
+        ),
+        (
+            "sealed for another audience",
+            Box::new(|| open(&other_audience, &token, &binding, fingerprint)),
+        ),
+        (
+            "sealed for another method",
+            Box::new(|| {
+                open(
+                    &hmac,
+                    &token,
+                    &Binding::new("prompts/get", "t", Some(&args)).principal(Some("alice")),
+                    fingerprint,
+                )
+            }),
+        ),
+        (
+            "sealed for another tool",
+            Box::new(|| {
+                open(
+                    &hmac,
+                    &token,
+                    &Binding::new("tools/call", "u", Some(&args)).principal(Some("alice")),
+                    fingerprint,
+                )
+            }),
+        ),
+        (
+            "sealed for other arguments",
+            Box::new(|| {
+                open(
+                    &hmac,
+                    &token,
+                    &Binding::new("tools/call", "t", Some(&other_args)).principal(Some("alice")),
+                    fingerprint,
+                )
+            }),
+        ),
+        (
+            "sealed for another principal",
+            Box::new(|| {
+                open(
+                    &hmac,
+                    &token,
+                    &Binding::new("tools/call", "t", Some(&args)).principal(Some("bob")),
+                    fingerprint,
+                )
+            }),
+        ),
+        (
+            "fingerprint mismatch",
+            Box::new(|| open(&hmac, &token, &binding, Fingerprint::of(b"v2"))),
+        ),
+        (
+            "payload does not decode",
+            Box::new(|| {
+                assert!(hmac.open::<u32>(&token, &binding, fingerprint).is_err());
+            }),
+        ),
     ];
     for (reason, case) in &cases {
         let log = logged(case);
         assert!(log.contains("WARN mrtr::state"), "{reason}: {log}");
         assert!(log.contains("rejected requestState"), "{reason}: {log}");
         assert!(log.contains(reason), "{reason}: {log}");
-        assert!(!log.contains("hunter2"), "a kept value reached the log: {log}");
+        assert!(
+            !log.contains("hunter2"),
+            "a kept value reached the log: {log}"
+        );
     }
 
     // Timing: issued in the future, then expired, then past the flow deadline.

@@ -560,7 +560,10 @@ fn the_process_key_has_a_random_id() {
     }
     let codec = StateCodec::builder().build().unwrap();
     let id = codec.key_ring().signing_key_id().unwrap();
-    let suffix = id.as_str().strip_prefix("process-").expect("named process-…");
+    let suffix = id
+        .as_str()
+        .strip_prefix("process-")
+        .expect("named process-…");
     assert_eq!(suffix.len(), 16, "{id}");
     assert!(suffix.bytes().all(|b| b.is_ascii_hexdigit()), "{id}");
     // Another instance (another random key and id) sees an unknown key, not a forgery.
@@ -586,7 +589,10 @@ fn a_payload_over_the_open_limit_is_refused_at_seal() {
         .codec
         .seal(&flow, &fixture.binding(), &large)
         .unwrap_err();
-    assert!(matches!(error, SealError::PayloadTooLarge { max, .. } if max == 1024 * 1024), "{error}");
+    assert!(
+        matches!(error, SealError::PayloadTooLarge { max, .. } if max == 1024 * 1024),
+        "{error}"
+    );
 
     // With the limit raised, the same payload seals and opens.
     let codec = StateCodec::builder()
@@ -632,8 +638,12 @@ fn bindings_are_not_stored_and_their_commitments_do_not_link_tokens() {
     let fixture = Fixture::new(Mode::Hmac);
     let contains =
         |haystack: &[u8], needle: &[u8]| haystack.windows(needle.len()).any(|w| w == needle);
-    let first = URL_SAFE_NO_PAD.decode(&fixture.seal(&json!(1))[3..]).unwrap();
-    let second = URL_SAFE_NO_PAD.decode(&fixture.seal(&json!(1))[3..]).unwrap();
+    let first = URL_SAFE_NO_PAD
+        .decode(&fixture.seal(&json!(1))[3..])
+        .unwrap();
+    let second = URL_SAFE_NO_PAD
+        .decode(&fixture.seal(&json!(1))[3..])
+        .unwrap();
     for bound in [
         &b"alice"[..],
         b"get_weather",
@@ -651,7 +661,11 @@ fn bindings_are_not_stored_and_their_commitments_do_not_link_tokens() {
     let commitments = |token: &[u8]| token[COMMITMENTS_AT..COMMITMENTS_AT + 40].to_vec();
     let (a, b) = (commitments(&first), commitments(&second));
     for part in 0..5 {
-        assert_ne!(a[part * 8..part * 8 + 8], b[part * 8..part * 8 + 8], "part {part}");
+        assert_ne!(
+            a[part * 8..part * 8 + 8],
+            b[part * 8..part * 8 + 8],
+            "part {part}"
+        );
     }
 }
 
@@ -662,7 +676,11 @@ fn deflate_starts_above_4_kib() {
     // The serialized payload is the string plus its two quotes.
     let at_threshold = json!("a".repeat(4096 - 2));
     let above = json!("a".repeat(4096 - 1));
-    assert_eq!(flags(&fixture.seal(&at_threshold)), 0, "4096 bytes are sent as they are");
+    assert_eq!(
+        flags(&fixture.seal(&at_threshold)),
+        0,
+        "4096 bytes are sent as they are"
+    );
     assert_eq!(flags(&fixture.seal(&above)), 1, "4097 bytes are deflated");
 }
 

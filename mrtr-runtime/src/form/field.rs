@@ -284,7 +284,11 @@ impl<T: Choice> FormField for Vec<T> {
     }
 
     fn encode(&self) -> Option<Value> {
-        Some(self.iter().map(|choice| Value::from(choice.to_value())).collect())
+        Some(
+            self.iter()
+                .map(|choice| Value::from(choice.to_value()))
+                .collect(),
+        )
     }
 }
 

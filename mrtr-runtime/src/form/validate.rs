@@ -101,14 +101,22 @@ fn check_string(schema: &Value, value: &Value) -> Result<(), String> {
 fn check_number(schema: &Value, value: &Value, integer: bool) -> Result<(), String> {
     let whole = || "must be a whole number".to_owned();
     let Value::Number(number) = value else {
-        return Err(if integer { whole() } else { "must be a number".to_owned() });
+        return Err(if integer {
+            whole()
+        } else {
+            "must be a number".to_owned()
+        });
     };
     if integer {
         // The same reading as decoding: what passes here always decodes.
         let Some(exact) = super::field::exact_integer(number) else {
             return Err(whole());
         };
-        let bound = |key: &str| schema.get(key).and_then(|b| integer_bound(b, key == "minimum"));
+        let bound = |key: &str| {
+            schema
+                .get(key)
+                .and_then(|b| integer_bound(b, key == "minimum"))
+        };
         if let Some(minimum) = bound("minimum")
             && exact < minimum
         {

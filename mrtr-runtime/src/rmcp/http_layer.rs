@@ -247,7 +247,10 @@ mod tests {
         let (a, b) = event.split_at(40);
         let filtered = collect(Kind::Sse, &[a, b]);
         assert!(!filtered.contains("elicitationId"), "{filtered}");
-        assert!(filtered.starts_with("id: 0\r\nevent: message\r\ndata: {"), "{filtered}");
+        assert!(
+            filtered.starts_with("id: 0\r\nevent: message\r\ndata: {"),
+            "{filtered}"
+        );
         assert!(filtered.ends_with("}\r\n\r\n"), "{filtered:?}");
         assert!(filtered.contains(r#""url":"https://x.test/""#));
     }

@@ -84,9 +84,9 @@ impl McpServer {
         let principal = principal(context);
         // rmcp cancels this token on `notifications/cancelled` (and when the HTTP stream
         // closes): the running step is dropped there, and nothing after its `.await` runs.
-        let work =
-            self.server
-                .handle_request(method, Value::Object(params), principal.as_deref());
+        let work = self
+            .server
+            .handle_request(method, Value::Object(params), principal.as_deref());
         let result = crate::server::until_cancelled(work, context.ct.cancelled())
             .await
             .ok_or_else(|| ErrorData::new(ErrorCode(-32800), "request cancelled", None))?
@@ -134,7 +134,9 @@ impl McpServer {
 
 /// A tool that [`McpServer::tool_routes`] could not turn into an rmcp route.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("tool {tool:?} cannot be served through rmcp: its descriptor does not fit rmcp's `Tool` ({reason})")]
+#[error(
+    "tool {tool:?} cannot be served through rmcp: its descriptor does not fit rmcp's `Tool` ({reason})"
+)]
 pub struct RouteError {
     /// The tool's name.
     pub tool: String,

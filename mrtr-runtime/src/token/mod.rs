@@ -54,6 +54,9 @@ pub use canonical::{ArgumentsDigest, canonical_json};
 pub use claims::{Claims, Fingerprint, Flow, FlowId, TokenId};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::{InvalidState, KeyError, Rejection, SealError};
+// For the driver: a kept value that fails to decode is logged without quoting it.
+#[allow(unused_imports)]
+pub(crate) use error::describe_json_error;
 pub use keys::{KEYS_ENV_VAR, KeyId, KeyRing, MAX_KEY_ID_LEN, MIN_KEY_LEN, SecretKey};
 
 use binding::Commitments;
