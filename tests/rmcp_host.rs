@@ -493,3 +493,86 @@ async fn within<T>(work: impl std::future::Future<Output = T>) -> T {
         .await
         .expect("the test finished within 60 s")
 }
+
+/// Opened by the test; the slow tool waits for it.
+#[derive(Default)]
+struct Gate(tokio::sync::Notify);
+
+/// Counts `dropped` when the tool's step future is dropped.
+struct OnDrop(Arc<Counters>);
+
+impl Drop for OnDrop {
+    fn drop(&mut self) {
+        self.0.hit("dropped");
+    }
+}
+
+/// Waits for the gate, then records that code after the wait ran.
+#[mrtr::tool]
+async fn slow(cx: &Context) -> Result<String, ToolError> {
+    let counters = Arc::clone(cx.state::<Arc<Counters>>());
+    let _dropped = OnDrop(Arc::clone(&counters));
+    cx.state::<Arc<Gate>>().0.notified().await;
+    counters.hit("after");
+    Ok("finished".into())
+}
+
+/// rmcp's cancellation (here: the client's request timeout, which sends
+/// `notifications/cancelled`) drops the running step: nothing after its `.await` runs.
+#[tokio::test]
+async fn a_cancelled_rmcp_request_drops_its_step() {
+    within(async {
+        let counters = Arc::new(Counters::default());
+        let gate = Arc::new(Gate::default());
+        let server = Server::builder("cancel", "1.0.0")
+            .key_ring(support::ring(9))
+            .state(Arc::clone(&counters))
+            .state(Arc::clone(&gate))
+            .tool(slow)
+            .build()
+            .unwrap();
+        let (client_io, server_io) = tokio::io::duplex(64 * 1024);
+        let mcp = McpServer::new(server);
+        tokio::spawn(async move {
+            if let Ok(running) = mcp.serve(server_io).await {
+                let _ = running.waiting().await;
+            }
+        });
+        let client = User
+            .serve_with_lifecycle(
+                client_io,
+                ClientLifecycleMode::Discover {
+                    preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                },
+            )
+            .await
+            .unwrap();
+        let request = rmcp::model::ClientRequest::CallToolRequest(rmcp::model::Request::new(
+            CallToolRequestParams::new("slow"),
+        ));
+        let mut options = rmcp::service::PeerRequestOptions::no_options();
+        options.timeout = Some(std::time::Duration::from_millis(100));
+        let handle = client
+            .peer()
+            .send_request_with_option(request, options)
+            .await
+            .unwrap();
+        assert!(
+            handle.await_response().await.is_err(),
+            "timed out and cancelled"
+        );
+        // The server drops the step when the cancellation arrives.
+        while counters.get("dropped") == 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        gate.0.notify_waiters();
+        tokio::task::yield_now().await;
+        assert_eq!(
+            counters.get("after"),
+            0,
+            "code after the cancelled await ran"
+        );
+        client.cancel().await.unwrap();
+    })
+    .await;
+}
