@@ -576,3 +576,34 @@ async fn a_cancelled_rmcp_request_drops_its_step() {
     })
     .await;
 }
+
+/// `inputResponses: null` is -32602 through `Server::handle`, but rmcp parses params into an
+/// `Option` before mrtr sees them: through rmcp it is absent, and the question is asked again
+/// (documented in the README; neither path takes an answer from it).
+#[tokio::test]
+async fn a_null_input_responses_through_rmcp_is_absent() {
+    let counters = Arc::new(Counters::default());
+    let app = http_app(server(&counters));
+    let args = json!({"arguments": {"traveller": "Cy"}});
+    let (round1, _) = post(&app, 1, "trip", args.clone(), None).await;
+    let mut retry = args;
+    retry["inputResponses"] = Value::Null;
+    retry["requestState"] = round1["result"]["requestState"].clone();
+    let (again, _) = post(&app, 2, "trip", retry.clone(), None).await;
+    assert_eq!(again["result"]["resultType"], "input_required", "{again}");
+    assert!(
+        again["result"]["inputRequests"]["city"].is_object(),
+        "{again}"
+    );
+    assert_eq!(counters.get("between"), 0);
+
+    let direct = server(&counters)
+        .handle(
+            json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                      "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}},
+            "name": "trip", "arguments": {"traveller": "Cy"}, "inputResponses": null}}),
+        )
+        .await;
+    assert_eq!(direct["error"]["code"], -32602, "{direct}");
+}
