@@ -30,7 +30,7 @@ pub struct Offer {
     pub price_eur: u32,
 }
 
-#[derive(Choice, Debug, Clone, Copy, Serialize, Deserialize)]
+#[derive(Choice, Debug, Clone, Copy)]
 pub enum Seat {
     #[choice(rename = "window", title = "Window")]
     Window,
@@ -38,7 +38,7 @@ pub enum Seat {
     Aisle,
 }
 
-#[derive(Choice, Debug, Clone, Copy, Serialize, Deserialize)]
+#[derive(Choice, Debug, Clone, Copy)]
 pub enum Meal {
     #[choice(rename = "standard", title = "Standard")]
     Standard,

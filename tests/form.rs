@@ -56,7 +56,7 @@ fn the_schema_is_the_flat_mcp_grammar() {
                 "travelDate": {"type": "string", "format": "date"},
                 "travellers": {"type": "integer", "minimum": 1, "maximum": 9, "default": 2},
                 "budget": {"type": "number", "minimum": -10.5, "maximum": 99.5},
-                "big": {"type": "integer"},
+                "big": {"type": "integer", "minimum": i64::MIN, "maximum": i64::MAX},
                 "insurance": {"type": "boolean", "default": true},
                 "seat": {"type": "string", "oneOf": [
                     {"const": "window", "title": "Window seat"}, {"const": "aisle", "title": "aisle"}]},
@@ -144,6 +144,160 @@ fn content_outside_the_schema_is_refused_with_a_reason() {
 }
 
 #[test]
+fn bounds_never_widen_the_type_and_wide_literals_are_kept() {
+    #[derive(Form, Debug)]
+    struct Bounds {
+        #[form(minimum = -5, maximum = 1000)]
+        small: u8,
+        #[form(maximum = 18446744073709551615)]
+        huge: u64,
+        #[form(minimum = -9223372036854775808)]
+        low: i64,
+    }
+    let schema = Bounds::requested_schema();
+    assert_eq!(
+        schema["properties"]["small"],
+        json!({"type": "integer", "minimum": 0, "maximum": 255})
+    );
+    assert_eq!(schema["properties"]["huge"]["maximum"], json!(u64::MAX));
+    assert_eq!(schema["properties"]["low"]["minimum"], json!(i64::MIN));
+    let content = json!({"small": 255, "huge": u64::MAX, "low": i64::MIN});
+    let decoded = Bounds::from_content(&validate_content(&schema, &content).unwrap()).unwrap();
+    assert_eq!(
+        (decoded.small, decoded.huge, decoded.low),
+        (255, u64::MAX, i64::MIN)
+    );
+}
+
+#[test]
+fn an_integer_too_large_to_decode_does_not_validate() {
+    let base = json!({"name": "Ann", "travelDate": "2026-12-24", "travellers": 2, "budget": 1,
+        "big": 1, "insurance": true, "seat": "window", "meals": ["Veg"]});
+    for huge in [json!(1e300), json!(9.3e18), json!(-1e19), json!(1e16)] {
+        let mut content = base.clone();
+        content["big"] = huge.clone();
+        let error = validate_content(&Everything::requested_schema(), &content).unwrap_err();
+        assert!(error.starts_with("`big` must be"), "{huge}: {error}");
+    }
+}
+
+/// A form and a choice kept across later asks, with no serde derives: they encode as the
+/// content the client sent.
+#[derive(Form, Debug, PartialEq)]
+struct Login {
+    name: String,
+    age: Option<u8>,
+    seat: Seat,
+    meals: Vec<Meal>,
+}
+
+#[test]
+fn forms_and_choices_serialize_as_their_content() {
+    let login = Login {
+        name: "Ann".into(),
+        age: None,
+        seat: Seat::Window,
+        meals: vec![Meal::Fish],
+    };
+    let kept = serde_json::to_value(&login).unwrap();
+    assert_eq!(
+        kept,
+        json!({"name": "Ann", "seat": "window", "meals": ["Fish"]})
+    );
+    assert_eq!(serde_json::from_value::<Login>(kept).unwrap(), login);
+    assert_eq!(serde_json::to_value(Seat::Aisle).unwrap(), json!("aisle"));
+    assert_eq!(
+        serde_json::from_value::<Seat>(json!("aisle")).unwrap(),
+        Seat::Aisle
+    );
+    let error = serde_json::from_value::<Seat>(json!("middle")).unwrap_err();
+    assert!(
+        error.to_string().contains("not one of the options"),
+        "{error}"
+    );
+    assert!(serde_json::from_value::<Login>(json!({"name": 5})).is_err());
+}
+
+/// `serde = false` leaves serde to the author's own derives.
+#[derive(Form, serde::Serialize, serde::Deserialize, Debug, PartialEq)]
+#[form(serde = false)]
+#[serde(rename_all = "UPPERCASE")]
+struct OwnSerde {
+    code: String,
+}
+
+#[derive(Choice, serde::Serialize, serde::Deserialize, Debug, PartialEq)]
+#[choice(serde = false)]
+enum OwnChoice {
+    #[choice(rename = "one")]
+    One,
+}
+
+#[test]
+fn serde_false_keeps_the_authors_own_impls() {
+    let own = OwnSerde { code: "x".into() };
+    assert_eq!(serde_json::to_value(&own).unwrap(), json!({"CODE": "x"}));
+    assert_eq!(serde_json::to_value(OwnChoice::One).unwrap(), json!("One"));
+    assert_eq!(
+        OwnSerde::requested_schema()["properties"]["code"],
+        json!({"type": "string"})
+    );
+}
+
+#[test]
 fn every_diagnostic_has_a_compile_fail_case() {
     trybuild::TestCases::new().compile_fail("tests/ui/form/*.rs");
+}
+
+/// Issue 12 item 15: a form answer (holding a choice) kept across a later `ask!`, with no
+/// serde derive anywhere, round-trips through the sealed state.
+#[cfg(feature = "testing")]
+mod kept_across_an_ask {
+    use super::{Meal, Seat};
+    use mrtr::testing::{Harness, answer};
+    use mrtr::{Form, ToolError, elicit};
+    use serde_json::json;
+
+    #[derive(Form)]
+    struct Traveller {
+        name: String,
+        seat: Seat,
+        meals: Vec<Meal>,
+    }
+
+    #[derive(Form)]
+    struct Confirm {
+        ok: bool,
+    }
+
+    #[mrtr::tool]
+    async fn book() -> Result<String, ToolError> {
+        let traveller = ask!(elicit::form::<Traveller>("Who travels?")).accepted()?;
+        let confirm = ask!(elicit::form::<Confirm>("Book it?")).accepted()?;
+        Ok(format!(
+            "{} {:?} {:?} {}",
+            traveller.name, traveller.seat, traveller.meals, confirm.ok
+        ))
+    }
+
+    #[tokio::test]
+    async fn a_kept_form_round_trips_without_serde_derives() {
+        let harness = Harness::tool(book);
+        let first = harness.call(json!({})).await;
+        first.assert_asks(["traveller"]);
+        let content = json!({"name": "Ann", "seat": "aisle", "meals": ["Fish", "Veg"]});
+        let second = first
+            .answer([("traveller", answer::accept(content.clone()))])
+            .await;
+        second.assert_asks(["confirm"]);
+        assert!(
+            second.kept().to_string().contains("aisle"),
+            "kept as its content: {}",
+            second.kept()
+        );
+        let done = second
+            .answer([("confirm", answer::accept(json!({"ok": true})))])
+            .await;
+        assert_eq!(done.text(), "Ann Aisle [Fish, Veg] true");
+    }
 }

@@ -93,9 +93,27 @@ fn server() -> Server {
 
 async fn send(server: &Server, method: &str, mut params: Value) -> Value {
     params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}});
-    server
-        .handle(json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}))
+    let request = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    // A round that never finishes fails the test instead of hanging it.
+    tokio::time::timeout(std::time::Duration::from_secs(60), server.handle(request))
         .await
+        .expect("the server answered within 60 s")
+}
+
+#[tokio::test]
+async fn a_declined_prompt_question_is_a_clear_error_with_the_authors_message() {
+    let server = server();
+    let args = json!({"name": "review", "arguments": {"language": "Rust"}});
+    let round1 = send(&server, "prompts/get", args.clone()).await;
+    let mut retry = args;
+    retry["inputResponses"] = json!({"focus": {"action": "decline"}});
+    retry["requestState"] = round1["result"]["requestState"].clone();
+    let declined = send(&server, "prompts/get", retry).await;
+    assert_eq!(declined["error"]["code"], -32000, "{declined}");
+    assert_eq!(
+        declined["error"]["message"],
+        "the user declined the request"
+    );
 }
 
 fn topic(text: &str) -> Value {
@@ -243,14 +261,19 @@ async fn the_round_cap_of_a_prompt_and_a_resource_is_an_invalid_params_error() {
         ),
         ("resources/read", json!({"uri": "notes://ann/1"})),
     ] {
-        // Answer "again" to whatever is asked until the flow is stopped.
+        // Answer "again" to whatever is asked until the flow is stopped, counting the
+        // `input_required` rounds: exactly the cap of 2.
         let mut response = send(&server, method, params.clone()).await;
+        let mut rounds = 0;
         while let Some(requests) = response["result"]["inputRequests"].as_object() {
+            rounds += 1;
+            assert!(rounds <= 10, "{method}: no cap");
             let key = requests.keys().next().unwrap().clone();
             params["inputResponses"] = json!({key: topic("again")});
             params["requestState"] = response["result"]["requestState"].clone();
             response = send(&server, method, params.clone()).await;
         }
+        assert_eq!(rounds, 2, "{method}: input_required rounds before the cap");
         assert_eq!(response["error"]["code"], -32602, "{method}: {response}");
         assert!(
             response["error"]["message"]

@@ -104,6 +104,10 @@ impl rmcp::ClientHandler for User {
 
 #[tokio::test]
 async fn rmcps_client_drives_a_multi_round_tool_over_a_duplex_pipe() {
+    within(rmcps_client_drives_a_multi_round_tool_over_a_duplex_pipe_body()).await;
+}
+
+async fn rmcps_client_drives_a_multi_round_tool_over_a_duplex_pipe_body() {
     let counters = Arc::new(Counters::default());
     let (client_io, server_io) = tokio::io::duplex(64 * 1024);
     let mcp = McpServer::new(server(&counters));
@@ -188,8 +192,13 @@ async fn post(
             .extensions_mut()
             .insert(Principal(principal.to_owned()));
     }
-    let response = app.clone().oneshot(request).await.unwrap();
-    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    // A hang fails the test instead of stalling CI.
+    let bytes = tokio::time::timeout(std::time::Duration::from_secs(60), async {
+        let response = app.clone().oneshot(request).await.unwrap();
+        response.into_body().collect().await.unwrap().to_bytes()
+    })
+    .await
+    .expect("the HTTP response within 60 s");
     let raw = String::from_utf8(bytes.to_vec()).unwrap();
     (
         serde_json::from_str(&raw).unwrap_or_else(|_| panic!("not JSON: {raw}")),
@@ -268,6 +277,10 @@ async fn no_retired_field_goes_on_the_wire() {
 
 #[tokio::test]
 async fn a_2025_11_25_client_is_refused_clearly() {
+    within(a_2025_11_25_client_is_refused_clearly_body()).await;
+}
+
+async fn a_2025_11_25_client_is_refused_clearly_body() {
     let counters = Arc::new(Counters::default());
     let (client_io, server_io) = tokio::io::duplex(64 * 1024);
     let mcp = McpServer::new(server(&counters));
@@ -330,6 +343,10 @@ impl rmcp::ServerHandler for Mixed {
 
 #[tokio::test]
 async fn mrtr_tools_mount_in_an_rmcp_tool_router_beside_rmcp_tools() {
+    within(mrtr_tools_mount_in_an_rmcp_tool_router_beside_rmcp_tools_body()).await;
+}
+
+async fn mrtr_tools_mount_in_an_rmcp_tool_router_beside_rmcp_tools_body() {
     use rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
     let counters = Arc::new(Counters::default());
     let mut router = ToolRouter::<Mixed>::new();
@@ -343,7 +360,10 @@ async fn mrtr_tools_mount_in_an_rmcp_tool_router_beside_rmcp_tools() {
             Box::pin(async move { Ok(pong.into()) })
         },
     ));
-    for route in McpServer::new(server(&counters)).tool_routes::<Mixed>() {
+    for route in McpServer::new(server(&counters))
+        .tool_routes::<Mixed>()
+        .expect("every tool converts")
+    {
         router.add_route(route);
     }
     let (client_io, server_io) = tokio::io::duplex(64 * 1024);
@@ -382,4 +402,208 @@ async fn mrtr_tools_mount_in_an_rmcp_tool_router_beside_rmcp_tools() {
         "Cy goes to Lisbon for 3 nights"
     );
     client.cancel().await.unwrap();
+}
+
+/// `McpServer::streamable_http` filters SSE responses too (rmcp streams results as SSE unless
+/// JSON responses are configured): no `elicitationId` reaches the client.
+#[tokio::test]
+async fn the_http_helper_filters_retired_fields_from_sse_responses() {
+    let counters = Arc::new(Counters::default());
+    let service = McpServer::new(server(&counters))
+        .streamable_http(StreamableHttpServerConfig::default().with_json_response(false));
+    let app = axum::Router::new().nest_service("/mcp", service);
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+    "name": "sign_in",
+    "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}, "url": {}}},
+        "io.modelcontextprotocol/clientInfo": {"name": "sse-test", "version": "1"}
+    }}});
+    let request = http::Request::post("/mcp")
+        .header("host", "localhost")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "sign_in")
+        .body(axum::body::Body::from(body.to_string()))
+        .unwrap();
+    let response = tokio::time::timeout(std::time::Duration::from_secs(60), async {
+        let response = app.oneshot(request).await.unwrap();
+        let content_type = response.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        (content_type, String::from_utf8(bytes.to_vec()).unwrap())
+    })
+    .await
+    .expect("the response within 60 s");
+    let (content_type, raw) = response;
+    assert!(
+        content_type.starts_with("text/event-stream"),
+        "{content_type}"
+    );
+    let message = raw
+        .lines()
+        .find_map(|line| line.strip_prefix("data:"))
+        .filter(|data| !data.trim().is_empty())
+        .map(|data| serde_json::from_str::<Value>(data.trim()).unwrap())
+        .unwrap_or_else(|| panic!("no data line in {raw}"));
+    assert_eq!(
+        message["result"]["inputRequests"]["consent"]["params"]["mode"], "url",
+        "{raw}"
+    );
+    assert!(!raw.contains("elicitationId"), "{raw}");
+}
+
+/// A tool whose descriptor rmcp cannot take is an error naming it, not silently left out.
+#[test]
+fn tool_routes_refuses_a_tool_rmcp_cannot_describe() {
+    use mrtr::token::Fingerprint;
+    use mrtr::{BoxFuture, Machine, Outcome, Step, StepError, Tool, ToolDescriptor};
+
+    struct Odd;
+    impl Machine for Odd {
+        fn fingerprint(&self) -> Fingerprint {
+            Fingerprint::of(b"odd")
+        }
+        fn step<'a>(&'a self, _: Step<'a>) -> BoxFuture<'a, Result<Outcome, StepError>> {
+            Box::pin(async { Ok(Outcome::Failed("never".into())) })
+        }
+    }
+    impl Tool for Odd {
+        fn descriptor(&self) -> ToolDescriptor {
+            // An input schema must be an object; `true` is valid JSON Schema but not for MCP.
+            ToolDescriptor::new("odd", json!(true))
+        }
+    }
+    struct Mine;
+    let server = Server::builder("routes", "1").tool(Odd).build().unwrap();
+    let Err(error) = McpServer::new(server).tool_routes::<Mine>() else {
+        panic!("a tool rmcp cannot describe was accepted");
+    };
+    assert_eq!(error.tool, "odd");
+    assert!(error.to_string().contains("\"odd\""), "{error}");
+}
+
+/// Fails the test instead of letting a hang stall CI.
+async fn within<T>(work: impl std::future::Future<Output = T>) -> T {
+    tokio::time::timeout(std::time::Duration::from_secs(60), work)
+        .await
+        .expect("the test finished within 60 s")
+}
+
+/// Opened by the test; the slow tool waits for it.
+#[derive(Default)]
+struct Gate(tokio::sync::Notify);
+
+/// Counts `dropped` when the tool's step future is dropped.
+struct OnDrop(Arc<Counters>);
+
+impl Drop for OnDrop {
+    fn drop(&mut self) {
+        self.0.hit("dropped");
+    }
+}
+
+/// Waits for the gate, then records that code after the wait ran.
+#[mrtr::tool]
+async fn slow(cx: &Context) -> Result<String, ToolError> {
+    let counters = Arc::clone(cx.state::<Arc<Counters>>());
+    let _dropped = OnDrop(Arc::clone(&counters));
+    cx.state::<Arc<Gate>>().0.notified().await;
+    counters.hit("after");
+    Ok("finished".into())
+}
+
+/// rmcp's cancellation (here: the client's request timeout, which sends
+/// `notifications/cancelled`) drops the running step: nothing after its `.await` runs.
+#[tokio::test]
+async fn a_cancelled_rmcp_request_drops_its_step() {
+    within(async {
+        let counters = Arc::new(Counters::default());
+        let gate = Arc::new(Gate::default());
+        let server = Server::builder("cancel", "1.0.0")
+            .key_ring(support::ring(9))
+            .state(Arc::clone(&counters))
+            .state(Arc::clone(&gate))
+            .tool(slow)
+            .build()
+            .unwrap();
+        let (client_io, server_io) = tokio::io::duplex(64 * 1024);
+        let mcp = McpServer::new(server);
+        tokio::spawn(async move {
+            if let Ok(running) = mcp.serve(server_io).await {
+                let _ = running.waiting().await;
+            }
+        });
+        let client = User
+            .serve_with_lifecycle(
+                client_io,
+                ClientLifecycleMode::Discover {
+                    preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                },
+            )
+            .await
+            .unwrap();
+        let request = rmcp::model::ClientRequest::CallToolRequest(rmcp::model::Request::new(
+            CallToolRequestParams::new("slow"),
+        ));
+        let mut options = rmcp::service::PeerRequestOptions::no_options();
+        options.timeout = Some(std::time::Duration::from_millis(100));
+        let handle = client
+            .peer()
+            .send_request_with_option(request, options)
+            .await
+            .unwrap();
+        assert!(
+            handle.await_response().await.is_err(),
+            "timed out and cancelled"
+        );
+        // The server drops the step when the cancellation arrives.
+        while counters.get("dropped") == 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        gate.0.notify_waiters();
+        tokio::task::yield_now().await;
+        assert_eq!(
+            counters.get("after"),
+            0,
+            "code after the cancelled await ran"
+        );
+        client.cancel().await.unwrap();
+    })
+    .await;
+}
+
+/// `inputResponses: null` is -32602 through `Server::handle`, but rmcp parses params into an
+/// `Option` before mrtr sees them: through rmcp it is absent, and the question is asked again
+/// (documented in the README; neither path takes an answer from it).
+#[tokio::test]
+async fn a_null_input_responses_through_rmcp_is_absent() {
+    let counters = Arc::new(Counters::default());
+    let app = http_app(server(&counters));
+    let args = json!({"arguments": {"traveller": "Cy"}});
+    let (round1, _) = post(&app, 1, "trip", args.clone(), None).await;
+    let mut retry = args;
+    retry["inputResponses"] = Value::Null;
+    retry["requestState"] = round1["result"]["requestState"].clone();
+    let (again, _) = post(&app, 2, "trip", retry.clone(), None).await;
+    assert_eq!(again["result"]["resultType"], "input_required", "{again}");
+    assert!(
+        again["result"]["inputRequests"]["city"].is_object(),
+        "{again}"
+    );
+    assert_eq!(counters.get("between"), 0);
+
+    let direct = server(&counters)
+        .handle(
+            json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                      "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}},
+            "name": "trip", "arguments": {"traveller": "Cy"}, "inputResponses": null}}),
+        )
+        .await;
+    assert_eq!(direct["error"]["code"], -32602, "{direct}");
 }

@@ -9,7 +9,7 @@ use mrtr::token::{KeyId, KeyRing, SecretKey};
 use mrtr::{Form, Server, ToolError, elicit};
 use serde_json::{Value, json};
 
-#[derive(Form, serde::Serialize, serde::Deserialize)]
+#[derive(Form)]
 struct Details {
     #[form(min_length = 1, max_length = 20)]
     name: String,

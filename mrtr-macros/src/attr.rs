@@ -103,6 +103,33 @@ pub(crate) fn string(entry: &Entry, errors: &mut Errors) -> Option<LitStr> {
     None
 }
 
+/// The `true`/`false` of an entry, or an error at its value.
+pub(crate) fn boolean(entry: &Entry, errors: &mut Errors) -> Option<bool> {
+    if let Some(Expr::Lit(expr)) = &entry.value
+        && let Lit::Bool(flag) = &expr.lit
+    {
+        return Some(flag.value);
+    }
+    errors.spanned(
+        &entry.key,
+        format!(
+            "`{}` takes `true` or `false`, e.g. `{} = false`",
+            entry.key, entry.key
+        ),
+    );
+    None
+}
+
+/// Whether a container's `serde = false` opts out of the generated serde impls (default: they
+/// are generated).
+pub(crate) fn wants_serde(entries: &[Entry], errors: &mut Errors) -> bool {
+    entries
+        .iter()
+        .find(|entry| entry.key == "serde")
+        .and_then(|entry| boolean(entry, errors))
+        .unwrap_or(true)
+}
+
 /// The path of a `crate = "path"` entry, defaulting to `::mrtr`.
 pub(crate) fn crate_path(entries: &[Entry], errors: &mut Errors) -> Path {
     let default = || syn::parse_quote!(::mrtr);

@@ -16,10 +16,14 @@ struct Variant<'a> {
 
 pub(crate) fn derive(input: DeriveInput) -> TokenStream {
     let mut errors = Errors::default();
-    let container = attr::entries(&input.attrs, "choice", &["crate"], &mut errors);
+    let container = attr::entries(&input.attrs, "choice", &["crate", "serde"], &mut errors);
     let krate = attr::crate_path(&container, &mut errors);
+    let serde = attr::wants_serde(&container, &mut errors);
     let variants = parse_variants(&input, &mut errors);
-    let expanded = expand(&input.ident, &krate, variants.as_deref());
+    let mut expanded = expand(&input.ident, &krate, variants.as_deref());
+    if serde {
+        expanded.extend(serde_impls(&input.ident, &krate));
+    }
     let compile_errors = errors.into_compile_errors();
     quote! { #expanded #compile_errors }
 }
@@ -76,7 +80,7 @@ fn parse_variants<'a>(input: &'a DeriveInput, errors: &mut Errors) -> Option<Vec
 
 fn expand(ident: &Ident, krate: &Path, variants: Option<&[Variant<'_>]>) -> TokenStream {
     let private = quote!(#krate::__private);
-    let (options, arms) = match variants {
+    let (options, arms, values) = match variants {
         Some(variants) => {
             let options = variants.iter().map(|variant| {
                 let value = &variant.value;
@@ -90,11 +94,20 @@ fn expand(ident: &Ident, krate: &Path, variants: Option<&[Variant<'_>]>) -> Toke
                 let (value, variant) = (&variant.value, variant.ident);
                 quote!(#value => ::core::option::Option::Some(Self::#variant),)
             });
-            (quote!(#(#options),*), quote!(#(#arms)*))
+            let values = variants.iter().map(|variant| {
+                let (value, variant) = (&variant.value, variant.ident);
+                quote!(Self::#variant => #value,)
+            });
+            (
+                quote!(#(#options),*),
+                quote!(#(#arms)*),
+                quote!(#(#values)*),
+            )
         }
         // Fallback after errors: keeps uses of the type compiling.
-        None => (quote!(), quote!()),
+        None => (quote!(), quote!(), quote!(_ => ::core::unreachable!(),)),
     };
+    let derive = quote!(#krate::form::__derive);
     quote! {
         #[automatically_derived]
         impl #private::Choice for #ident {
@@ -106,7 +119,16 @@ fn expand(ident: &Ident, krate: &Path, variants: Option<&[Variant<'_>]>) -> Toke
                     _ => ::core::option::Option::None,
                 }
             }
+
+            fn to_value(&self) -> &'static str {
+                match self {
+                    #values
+                }
+            }
         }
+
+        #[automatically_derived]
+        impl #derive::Sealed for #ident {}
 
         #[automatically_derived]
         impl #private::FormField for #ident {
@@ -116,6 +138,35 @@ fn expand(ident: &Ident, krate: &Path, variants: Option<&[Variant<'_>]>) -> Toke
 
             fn decode(__value: ::core::option::Option<&#private::Value>) -> ::core::result::Result<Self, ::std::string::String> {
                 <Self as #private::Choice>::decode_choice(__value)
+            }
+
+            fn encode(&self) -> ::core::option::Option<#private::Value> {
+                ::core::option::Option::Some(#private::Value::from(<Self as #private::Choice>::to_value(self)))
+            }
+        }
+    }
+}
+
+/// `Serialize`/`Deserialize` as the option's value, so a choice can be kept across an `ask!`
+/// without the author deriving them (`#[choice(serde = false)]` opts out).
+fn serde_impls(ident: &Ident, krate: &Path) -> TokenStream {
+    let private = quote!(#krate::__private);
+    let serde = quote!(#krate::form::__derive::serde);
+    quote! {
+        #[automatically_derived]
+        impl #serde::Serialize for #ident {
+            fn serialize<__S: #serde::Serializer>(&self, __serializer: __S) -> ::core::result::Result<__S::Ok, __S::Error> {
+                __serializer.serialize_str(<Self as #private::Choice>::to_value(self))
+            }
+        }
+
+        #[automatically_derived]
+        impl<'de> #serde::Deserialize<'de> for #ident {
+            fn deserialize<__D: #serde::Deserializer<'de>>(__deserializer: __D) -> ::core::result::Result<Self, __D::Error> {
+                let __value = <::std::string::String as #serde::Deserialize>::deserialize(__deserializer)?;
+                <Self as #private::Choice>::from_value(&__value).ok_or_else(|| {
+                    <__D::Error as #serde::de::Error>::custom(::std::format!("{:?} is not one of the options", __value))
+                })
             }
         }
     }

@@ -72,14 +72,21 @@ struct Field<'a> {
     wire_name: String,
     /// Extra schema members (`"minLength"`, value expression), in a stable order.
     schema: Vec<(&'static str, TokenStream)>,
+    /// Compile-time checks that need the field's type (a default among a choice's options).
+    checks: Vec<TokenStream>,
 }
 
 pub(crate) fn derive(input: DeriveInput) -> TokenStream {
     let mut errors = Errors::default();
-    let container = attr::entries(&input.attrs, "form", &["crate"], &mut errors);
+    let container = attr::entries(&input.attrs, "form", &["crate", "serde"], &mut errors);
     let krate = attr::crate_path(&container, &mut errors);
+    let serde = attr::wants_serde(&container, &mut errors);
     let fields = parse_fields(&input, &krate, &mut errors);
-    let expanded = expand(&input, &krate, fields.as_deref());
+    let mut expanded = expand(&input, &krate, fields.as_deref());
+    // A generic form is an error already; impls for it would only add noise.
+    if serde && input.generics.params.is_empty() {
+        expanded.extend(serde_impls(&input, &krate, fields.as_deref()));
+    }
     let compile_errors = errors.into_compile_errors();
     quote! { #expanded #compile_errors }
 }
@@ -130,7 +137,19 @@ fn parse_fields<'a>(
             .find(|entry| entry.key == "rename")
             .and_then(|entry| attr::string(entry, errors))
             .map_or_else(|| ident.to_string(), |name| name.value());
-        let schema = field_schema(kind, &entries, doc_text(&field.attrs), krate, errors);
+        let mut checks = Vec::new();
+        let context = FieldContext {
+            kind,
+            ty: &field.ty,
+            krate,
+        };
+        let schema = field_schema(
+            &context,
+            &entries,
+            doc_text(&field.attrs),
+            &mut checks,
+            errors,
+        );
         if fields
             .iter()
             .any(|seen: &Field<'_>| seen.wire_name == wire_name)
@@ -145,6 +164,7 @@ fn parse_fields<'a>(
             ty: &field.ty,
             wire_name,
             schema,
+            checks,
         });
     }
     errors.is_empty().then_some(fields)
@@ -221,14 +241,66 @@ fn classify(ty: &Type, errors: &mut Errors) -> Option<Kind> {
     Some(kind)
 }
 
+/// What the arguments of one field are checked against.
+struct FieldContext<'a> {
+    kind: Kind,
+    ty: &'a Type,
+    krate: &'a Path,
+}
+
+/// `T` of `Option<T>`, else the type itself.
+fn unwrap_option(ty: &Type) -> &Type {
+    generic_argument(ty, "Option").unwrap_or(ty)
+}
+
+/// The single type argument of `ty` if its last segment is `name`.
+fn generic_argument<'a>(ty: &'a Type, name: &str) -> Option<&'a Type> {
+    let Type::Path(path) = ty else {
+        return None;
+    };
+    let segment = path.path.segments.last()?;
+    if segment.ident != name {
+        return None;
+    }
+    match &segment.arguments {
+        PathArguments::AngleBracketed(arguments) if arguments.args.len() == 1 => {
+            match &arguments.args[0] {
+                GenericArgument::Type(inner) => Some(inner),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The value range of an integer field's type (`isize`/`usize` taken as 64-bit).
+fn integer_range(ty: &Type) -> Option<(i128, i128)> {
+    let Type::Path(path) = unwrap_option(ty) else {
+        return None;
+    };
+    let range = match path.path.segments.last()?.ident.to_string().as_str() {
+        "i8" => (i8::MIN.into(), i8::MAX.into()),
+        "i16" => (i16::MIN.into(), i16::MAX.into()),
+        "i32" => (i32::MIN.into(), i32::MAX.into()),
+        "i64" | "isize" => (i64::MIN.into(), i64::MAX.into()),
+        "u8" => (0, u8::MAX.into()),
+        "u16" => (0, u16::MAX.into()),
+        "u32" => (0, u32::MAX.into()),
+        "u64" | "usize" => (0, u64::MAX.into()),
+        _ => return None,
+    };
+    Some(range)
+}
+
 /// Validates the field's arguments for its kind and builds its extra schema members.
 fn field_schema(
-    kind: Kind,
+    context: &FieldContext<'_>,
     entries: &[Entry],
     doc: Option<String>,
-    krate: &Path,
+    checks: &mut Vec<TokenStream>,
     errors: &mut Errors,
 ) -> Vec<(&'static str, TokenStream)> {
+    let (kind, krate) = (context.kind, context.krate);
     let value = |expr: TokenStream| quote!(#krate::__private::Value::from(#expr));
     let mut schema = Vec::new();
     for entry in entries
@@ -275,6 +347,34 @@ fn field_schema(
     };
     let (min_length, max_length) = bounds("min_length", "max_length", errors);
     let (minimum, maximum) = bounds("minimum", "maximum", errors);
+    if kind == Kind::Integer
+        && let Some((low, high)) = integer_range(context.ty)
+    {
+        // A bound wider than the type is narrowed to it when the schema is built; a bound
+        // that leaves no value of the type is refused.
+        if let Some(minimum) = &minimum
+            && minimum.integer > high
+        {
+            errors.push(syn::Error::new(
+                minimum.span,
+                format!(
+                    "no value of this field's type is at least {}: its largest is {high}",
+                    minimum.text
+                ),
+            ));
+        }
+        if let Some(maximum) = &maximum
+            && maximum.integer < low
+        {
+            errors.push(syn::Error::new(
+                maximum.span,
+                format!(
+                    "no value of this field's type is at most {}: its smallest is {low}",
+                    maximum.text
+                ),
+            ));
+        }
+    }
     let (min_items, max_items) = bounds("min_items", "max_items", errors);
     for (wire, bound) in [
         ("minLength", &min_length),
@@ -347,15 +447,80 @@ fn field_schema(
             errors,
         )
     {
+        if let Some(range) = integer_range(context.ty)
+            && kind == Kind::Integer
+            && let Some(number) =
+                get("default").and_then(|entry| number(entry, kind, &mut Errors::default()))
+            && !(range.0..=range.1).contains(&number.integer)
+        {
+            errors.push(syn::Error::new(
+                number.span,
+                "the default does not fit the field's type",
+            ));
+        }
+        checks.extend(choice_default_checks(context, entry));
         schema.push(("default", value(default)));
     }
     schema
+}
+
+/// A `default` of a single- or multi-select must be among the choice's options. The options
+/// belong to another type, so this is checked by the compiler, at the default's span.
+fn choice_default_checks(context: &FieldContext<'_>, entry: &Entry) -> Vec<TokenStream> {
+    let krate = context.krate;
+    let (choice, values): (&Type, Vec<syn::LitStr>) = match context.kind {
+        Kind::Choice => {
+            let Some(Expr::Lit(lit)) = &entry.value else {
+                return Vec::new();
+            };
+            let Lit::Str(text) = &lit.lit else {
+                return Vec::new();
+            };
+            (unwrap_option(context.ty), vec![text.clone()])
+        }
+        Kind::MultiSelect => {
+            let Some(inner) = generic_argument(unwrap_option(context.ty), "Vec") else {
+                return Vec::new();
+            };
+            let Some(Expr::Array(array)) = &entry.value else {
+                return Vec::new();
+            };
+            let values = array
+                .elems
+                .iter()
+                .filter_map(|element| match element {
+                    Expr::Lit(lit) => match &lit.lit {
+                        Lit::Str(text) => Some(text.clone()),
+                        _ => None,
+                    },
+                    _ => None,
+                })
+                .collect();
+            (inner, values)
+        }
+        _ => return Vec::new(),
+    };
+    values
+        .iter()
+        .map(|value| {
+            let message = format!("the default {:?} is not one of the options of this choice", value.value());
+            // An item-level const: evaluated by `cargo check` too, unlike an inline one.
+            quote_spanned! {value.span()=>
+                const _: () = ::core::assert!(
+                    #krate::form::__derive::has_option(<#choice as #krate::__private::Choice>::OPTIONS, #value),
+                    #message
+                );
+            }
+        })
+        .collect()
 }
 
 /// A numeric literal (possibly negative) with its text and span.
 struct Number {
     literal: Literal,
     value: f64,
+    /// The exact value of an integer literal (0 for a float).
+    integer: i128,
     text: String,
     span: Span,
 }
@@ -383,11 +548,31 @@ fn number(entry: &Entry, kind: Kind, errors: &mut Errors) -> Option<Number> {
     let integers_only = kind != Kind::Number;
     match lit {
         Lit::Int(int) => {
-            let magnitude: i64 = int.base10_parse().ok()?;
-            let value = if negative { -magnitude } else { magnitude };
+            let parsed = int
+                .base10_parse::<i128>()
+                .ok()
+                .map(|magnitude| if negative { -magnitude } else { magnitude });
+            // Every form integer is an i64 or a u64 on the wire.
+            let literal =
+                parsed.and_then(|value| match (i64::try_from(value), u64::try_from(value)) {
+                    (Ok(signed), _) => Some(Literal::i64_suffixed(signed)),
+                    (_, Ok(unsigned)) => Some(Literal::u64_suffixed(unsigned)),
+                    _ => None,
+                });
+            let (Some(value), Some(literal)) = (parsed, literal) else {
+                errors.spanned(
+                    expr,
+                    format!(
+                        "`{}` is out of range: form integers fit an i64 or a u64",
+                        entry.key
+                    ),
+                );
+                return None;
+            };
             Some(Number {
-                literal: Literal::i64_suffixed(value),
+                literal,
                 value: value as f64,
+                integer: value,
                 text: value.to_string(),
                 span: expr.span(),
             })
@@ -397,6 +582,7 @@ fn number(entry: &Entry, kind: Kind, errors: &mut Errors) -> Option<Number> {
             Some(Number {
                 literal: Literal::f64_suffixed(value),
                 value,
+                integer: 0,
                 text: value.to_string(),
                 span: expr.span(),
             })
@@ -520,9 +706,15 @@ fn expand(input: &DeriveInput, krate: &Path, fields: Option<&[Field<'_>]>) -> To
             schema,
             ..
         } = field;
-        let members = schema.iter().map(
-            |(key, value)| quote!(__schema.insert(::std::string::String::from(#key), #value);),
-        );
+        let members = schema.iter().map(|(key, value)| {
+            if matches!(*key, "minimum" | "maximum") {
+                // Intersected with the type's own range, never widening it.
+                quote!(#krate::form::__derive::narrow_bound(&mut __schema, #key, #value);)
+            } else {
+                quote!(__schema.insert(::std::string::String::from(#key), #value);)
+            }
+        });
+
         // The trait bound is spanned at the field's type, so a type that is not a form field is
         // reported there.
         let field_trait = quote_spanned!(ty.span()=> <#ty as #private::FormField>);
@@ -532,6 +724,7 @@ fn expand(input: &DeriveInput, krate: &Path, fields: Option<&[Field<'_>]>) -> To
             __form.field(#wire_name, __schema, #field_trait::REQUIRED);
         }
     });
+    let checks = fields.iter().flat_map(|field| &field.checks);
     let decoders = fields.iter().map(|field| {
         let Field {
             ident,
@@ -557,6 +750,50 @@ fn expand(input: &DeriveInput, krate: &Path, fields: Option<&[Field<'_>]>) -> To
 
             fn from_content(__content: &#private::Map<::std::string::String, #private::Value>) -> ::core::result::Result<Self, ::std::string::String> {
                 ::core::result::Result::Ok(Self { #(#decoders,)* })
+            }
+        }
+
+        #(#checks)*
+    }
+}
+
+/// `Serialize`/`Deserialize` as the form's content (what the client sent), so a form answer
+/// can be kept across a later `ask!` without the author deriving them. `#[form(serde = false)]`
+/// opts out, for a type that derives its own.
+fn serde_impls(input: &DeriveInput, krate: &Path, fields: Option<&[Field<'_>]>) -> TokenStream {
+    let private = quote!(#krate::__private);
+    let serde = quote!(#krate::form::__derive::serde);
+    let ident = &input.ident;
+    let (impl_generics, type_generics, where_clause) = input.generics.split_for_impl();
+    let encoders = fields.into_iter().flatten().map(|field| {
+        let Field {
+            ident,
+            ty,
+            wire_name,
+            ..
+        } = field;
+        quote! {
+            if let ::core::option::Option::Some(__value) = <#ty as #private::FormField>::encode(&self.#ident) {
+                __content.insert(::std::string::String::from(#wire_name), __value);
+            }
+        }
+    });
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics #serde::Serialize for #ident #type_generics #where_clause {
+            fn serialize<__S: #serde::Serializer>(&self, __serializer: __S) -> ::core::result::Result<__S::Ok, __S::Error> {
+                let mut __content = #private::Map::<::std::string::String, #private::Value>::new();
+                #(#encoders)*
+                #serde::Serialize::serialize(&__content, __serializer)
+            }
+        }
+
+        #[automatically_derived]
+        impl<'de> #serde::Deserialize<'de> for #ident #type_generics #where_clause {
+            fn deserialize<__D: #serde::Deserializer<'de>>(__deserializer: __D) -> ::core::result::Result<Self, __D::Error> {
+                let __content = <#private::Map<::std::string::String, #private::Value> as #serde::Deserialize>::deserialize(__deserializer)?;
+                <Self as #private::Form>::from_content(&__content)
+                    .map_err(<__D::Error as #serde::de::Error>::custom)
             }
         }
     }

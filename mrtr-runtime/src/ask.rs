@@ -108,10 +108,18 @@ pub mod elicit {
     /// completion on a later round from your own records (see [`recheck`](super::recheck)).
     /// The URL must not carry secrets or personal data and must not be pre-authenticated; the
     /// page must check that the user who opens it is the user who was asked.
+    ///
+    /// The URL must be a valid absolute URL: anything else ends the tool with a tool error
+    /// before it is sent. A URL that is not HTTPS and not on this machine is logged as a
+    /// warning.
     pub fn url(message: impl Into<String>, url: impl Into<String>) -> Ask<Answer<()>> {
+        let url = url.into();
+        if crate::input::check_url(&url).is_ok() && crate::input::insecure_remote(&url) {
+            tracing::warn!(target: "mrtr::ask", "a URL elicitation sends the user to a non-HTTPS URL outside localhost");
+        }
         Ask::new(Some(InputRequest {
             method: ELICITATION_CREATE.to_owned(),
-            params: json!({"mode": "url", "message": message.into(), "url": url.into()}),
+            params: json!({"mode": "url", "message": message.into(), "url": url}),
         }))
     }
 

@@ -100,7 +100,8 @@ impl InputKind {
     /// The `requiredCapabilities` object of a `-32021` error for this kind.
     pub fn required_capability(self) -> Value {
         match self {
-            Self::FormElicitation => json!({"elicitation": {}}),
+            // Spelled out: `{"elicitation": {}}` merged with a URL ask would read as URL-only.
+            Self::FormElicitation => json!({"elicitation": {"form": {}}}),
             Self::UrlElicitation => json!({"elicitation": {"url": {}}}),
             Self::Sampling {
                 tools: false,
@@ -205,6 +206,50 @@ mod tests {
                 context: false,
             },
         ]);
-        assert_eq!(merged, json!({"elicitation": {"url": {}}, "sampling": {}}));
+        assert_eq!(
+            merged,
+            json!({"elicitation": {"form": {}, "url": {}}, "sampling": {}})
+        );
+    }
+
+    /// Declaring exactly the `requiredCapabilities` of a -32021 always gets past that check,
+    /// for every combination of kinds.
+    #[test]
+    fn declaring_what_was_required_satisfies_it() {
+        let kinds = [
+            InputKind::FormElicitation,
+            InputKind::UrlElicitation,
+            InputKind::Sampling {
+                tools: false,
+                context: false,
+            },
+            InputKind::Sampling {
+                tools: true,
+                context: false,
+            },
+            InputKind::Sampling {
+                tools: false,
+                context: true,
+            },
+            InputKind::Sampling {
+                tools: true,
+                context: true,
+            },
+            InputKind::Roots,
+        ];
+        for mask in 1u32..(1 << kinds.len()) {
+            let chosen: Vec<InputKind> = (0..kinds.len())
+                .filter(|bit| mask & (1 << bit) != 0)
+                .map(|bit| kinds[bit])
+                .collect();
+            let required = required_capabilities(chosen.iter().copied());
+            let declared = caps(required.clone());
+            for kind in &chosen {
+                assert!(
+                    declared.supports(*kind),
+                    "{kind:?} not satisfied by {required}"
+                );
+            }
+        }
     }
 }

@@ -94,13 +94,11 @@ pub(crate) async fn run_round(
         Binding::new(input.method, input.target, Some(input.arguments)).principal(input.principal);
     let fingerprint = machine.fingerprint();
     // Verification comes before any code of the author or the host runs.
-    let (flow, mut state, resumed) = match input.request_state {
+    let (flow, mut state, resumed, claims) = match input.request_state {
         Some(token) => {
             let opened = env.codec.open::<SavedState>(token, &binding, fingerprint)?;
-            if input.single_use {
-                consume(env, &opened.claims).await?;
-            }
-            (opened.claims.flow().next_round(), opened.payload, true)
+            let flow = opened.claims.flow().next_round();
+            (flow, opened.payload, true, Some(opened.claims))
         }
         None => {
             let fresh = SavedState {
@@ -109,9 +107,10 @@ pub(crate) async fn run_round(
                 pending: BTreeMap::new(),
                 steps: 0,
             };
-            (env.codec.start_flow(fingerprint), fresh, false)
+            (env.codec.start_flow(fingerprint), fresh, false, None)
         }
     };
+    // Authorization before redemption: a denied round must not spend a single-use state.
     if let Some(authorizer) = &env.authorizer {
         let access = Access {
             method: input.method,
@@ -123,6 +122,11 @@ pub(crate) async fn run_round(
         if let Err(denied) = authorizer.authorize(access).await {
             return Ok(RoundEnd::Denied(denied));
         }
+    }
+    if input.single_use
+        && let Some(claims) = &claims
+    {
+        consume(env, claims).await?;
     }
 
     let cx = Context::new(
@@ -185,6 +189,15 @@ pub(crate) async fn run_round(
             }
         };
 
+        // A question that is not fit to send (an `elicit::url` that is not a URL) is the
+        // author's bug: it ends the flow as their error and never reaches the wire.
+        if let Some(reason) = suspension
+            .questions
+            .iter()
+            .find_map(|(key, request)| request.check().err().map(|why| format!("`{key}`: {why}")))
+        {
+            return Ok(RoundEnd::Failed(reason));
+        }
         check_capabilities(
             &input.capabilities,
             suspension.questions.iter().map(|(_, request)| request),
@@ -220,7 +233,11 @@ pub(crate) async fn run_round(
 async fn consume(env: &Environment, claims: &Claims) -> Result<(), RpcError> {
     let first = env
         .replays
-        .consume(claims.token_id(), claims.expires_at(), env.codec.now())
+        .consume(
+            claims.token_id(),
+            env.codec.accepted_until(claims),
+            env.codec.now(),
+        )
         .await
         .map_err(|error| {
             tracing::error!(target: "mrtr::state", %error, "the single-use store failed");

@@ -45,6 +45,18 @@ impl InputRequest {
         }
     }
 
+    /// Whether this request is fit to send: a URL-mode elicitation must carry a valid
+    /// absolute URL (the spec's MUST). The reason is for the author, whose code built it.
+    pub fn check(&self) -> Result<(), String> {
+        if self.kind() != InputKind::UrlElicitation {
+            return Ok(());
+        }
+        match self.params.get("url").and_then(Value::as_str) {
+            Some(url) => check_url(url),
+            None => Err("a URL elicitation needs a `url`".to_owned()),
+        }
+    }
+
     /// The request to send again after an invalid answer: an elicitation's message gets the
     /// reason appended so the user knows what to fix; other kinds are repeated as they were.
     pub fn reasked(&self, reason: Option<&str>) -> InputRequest {
@@ -87,6 +99,61 @@ impl InputRequest {
             _ => Err("`action` must be accept, decline or cancel".to_owned()),
         }
     }
+}
+
+/// An absolute URI (`scheme:rest`, RFC 3986) with no whitespace or control characters; for
+/// `http`, `https` and other `//` schemes, a non-empty authority.
+pub(crate) fn check_url(url: &str) -> Result<(), String> {
+    let shown: String = url.chars().take(80).collect();
+    let invalid = |why: &str| Err(format!("{shown:?} is not a valid URL to send: {why}"));
+    let Some((scheme, rest)) = url.split_once(':') else {
+        return invalid("it has no scheme (use an absolute URL such as https://example.com/path)");
+    };
+    let mut chars = scheme.chars();
+    let scheme_ok = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    if !scheme_ok {
+        return invalid("its scheme is not valid");
+    }
+    if url.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return invalid("it contains whitespace or control characters");
+    }
+    let hierarchical = scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https");
+    if let Some(after) = rest.strip_prefix("//") {
+        let authority = after.split(['/', '?', '#']).next().unwrap_or_default();
+        let host = authority.rsplit('@').next().unwrap_or_default();
+        if host.is_empty() || host.starts_with(':') {
+            return invalid("it has no host");
+        }
+    } else if hierarchical || rest.is_empty() {
+        return invalid("it has no host");
+    }
+    Ok(())
+}
+
+/// Whether a valid URL points somewhere other than this machine without HTTPS.
+pub(crate) fn insecure_remote(url: &str) -> bool {
+    let Some((scheme, rest)) = url.split_once(':') else {
+        return false;
+    };
+    if scheme.eq_ignore_ascii_case("https") {
+        return false;
+    }
+    let authority = rest
+        .trim_start_matches("//")
+        .split(['/', '?', '#'])
+        .next()
+        .unwrap_or_default();
+    let host_port = authority.rsplit('@').next().unwrap_or_default();
+    let host = if host_port.starts_with('[') {
+        host_port.split(']').next().map_or("", |h| &h[1..])
+    } else {
+        host_port.split(':').next().unwrap_or_default()
+    };
+    !(host.eq_ignore_ascii_case("localhost")
+        || host.starts_with("127.")
+        || host == "::1"
+        || host.to_ascii_lowercase().ends_with(".localhost"))
 }
 
 fn validate_sampling(answer: &Map<String, Value>) -> Result<Value, String> {
@@ -177,6 +244,42 @@ mod tests {
             form().validate_answer(&json!({"action": "accept", "content": {}})),
             Err("`name` is required".to_owned())
         );
+    }
+
+    #[test]
+    fn url_elicitations_must_carry_an_absolute_url() {
+        let url = |url: &str| InputRequest {
+            method: ELICITATION_CREATE.into(),
+            params: json!({"mode": "url", "message": "m", "url": url}),
+        };
+        for good in [
+            "https://example.com/sign-in?x=1",
+            "http://localhost:8080/cb",
+            "https://[::1]/",
+            "urn:example:thing",
+        ] {
+            assert_eq!(url(good).check(), Ok(()), "{good}");
+        }
+        for bad in [
+            "",
+            "example.com/path",
+            "/relative",
+            "https://",
+            "https:///path",
+            "https:example.com",
+            "https://exa mple.com",
+            "1http://x",
+            "javascript",
+        ] {
+            assert!(url(bad).check().is_err(), "{bad:?} accepted");
+        }
+        assert!(form().check().is_ok());
+        assert!(insecure_remote("http://example.com/x"));
+        assert!(!insecure_remote("https://example.com/x"));
+        assert!(
+            !insecure_remote("http://localhost:3000/x") && !insecure_remote("http://127.0.0.1/")
+        );
+        assert!(!insecure_remote("http://[::1]:80/"));
     }
 
     #[test]

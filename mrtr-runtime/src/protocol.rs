@@ -22,6 +22,10 @@ pub mod codes {
     pub const INVALID_PARAMS: i64 = -32602;
     /// A fault on the server side.
     pub const INTERNAL_ERROR: i64 = -32603;
+    /// A prompt's or resource's own code failed (its error message is the error's message):
+    /// the author's error, not a fault of the server or of the request. Tools have `isError`
+    /// results instead.
+    pub const HANDLER_ERROR: i64 = -32000;
     /// The request needs a client capability it did not declare.
     pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
     /// The request's protocol version is not supported.
@@ -57,6 +61,17 @@ impl RpcError {
     /// `-32603` with `message`.
     pub fn internal(message: impl Into<String>) -> Self {
         Self::new(codes::INTERNAL_ERROR, message)
+    }
+
+    /// `-32000`: the author's prompt or resource code failed with `message`, which is sent as
+    /// it is (and in `data.message`), so the client sees what the author wrote.
+    pub fn handler_error(message: impl Into<String>) -> Self {
+        let message = message.into();
+        Self {
+            code: codes::HANDLER_ERROR,
+            data: Some(json!({ "message": message })),
+            message,
+        }
     }
 
     /// `-32601` for `method`.

@@ -183,6 +183,30 @@ impl Server {
         self.handle_as(request, None).await
     }
 
+    /// Like [`Server::handle_as`], but stops the request when `cancelled` completes first
+    /// (the host's signal for `notifications/cancelled`, or a closed HTTP stream): the running
+    /// step's future is dropped, so no code after its current `.await` runs and nothing is
+    /// sealed. Returns `None` then: the spec forbids answering a cancelled request.
+    ///
+    /// ```
+    /// # async fn demo(server: mrtr_runtime::Server, request: serde_json::Value,
+    /// #     cancelled: impl std::future::Future<Output = ()>) {
+    /// // `cancelled` completes when `notifications/cancelled` names this request's id.
+    /// if let Some(response) = server.handle_until(request, None, cancelled).await {
+    ///     // send `response`
+    /// #   let _ = response;
+    /// }
+    /// # }
+    /// ```
+    pub async fn handle_until(
+        &self,
+        request: Value,
+        principal: Option<&str>,
+        cancelled: impl Future<Output = ()>,
+    ) -> Option<Value> {
+        until_cancelled(self.handle_as(request, principal), cancelled).await
+    }
+
     /// Handles one JSON-RPC request object for `principal`, the identity the host
     /// authenticated (states are bound to it). Returns the response object, or `Null` for a
     /// notification, which gets no response.
@@ -458,7 +482,7 @@ impl Server {
         match end {
             RoundEnd::Complete(result) => Ok(complete(result)),
             RoundEnd::InputRequired { requests, state } => Ok(self.input_required(requests, state)),
-            RoundEnd::Failed(message) => Err(RpcError::internal(message)),
+            RoundEnd::Failed(message) => Err(RpcError::handler_error(message)),
             RoundEnd::BadArguments(reason) => Err(RpcError::invalid_params(format!(
                 "invalid arguments: {reason}"
             ))),
@@ -504,6 +528,23 @@ impl std::fmt::Debug for Server {
             .field("info", &self.inner.info)
             .finish_non_exhaustive()
     }
+}
+
+/// Runs `work` unless `cancelled` completes first; then `work` is dropped where it stands.
+pub(crate) async fn until_cancelled<T>(
+    work: impl Future<Output = T>,
+    cancelled: impl Future<Output = ()>,
+) -> Option<T> {
+    let mut work = std::pin::pin!(work);
+    let mut cancelled = std::pin::pin!(cancelled);
+    std::future::poll_fn(|context| {
+        // Cancellation first: a request cancelled before it ran never starts.
+        if cancelled.as_mut().poll(context).is_ready() {
+            return std::task::Poll::Ready(None);
+        }
+        work.as_mut().poll(context).map(Some)
+    })
+    .await
 }
 
 /// What every round takes from the request besides its target.
@@ -575,6 +616,11 @@ fn arguments(params: &Map<String, Value>) -> Result<Value, RpcError> {
 }
 
 /// `inputResponses` (an object when present) and `requestState` (a string; `null` = absent).
+///
+/// `inputResponses: null` is refused (`-32602`, as the conformance suite expects). Through the
+/// rmcp host it cannot be: rmcp parses params into its typed `Option` before mrtr sees them,
+/// so `null` and absent arrive the same, and are treated as absent. Both are safe: no answer
+/// is taken from either.
 type RetryFields<'a> = (Option<Map<String, Value>>, Option<&'a str>);
 
 fn retry_fields(params: &Map<String, Value>) -> Result<RetryFields<'_>, RpcError> {

@@ -5,6 +5,7 @@
 //! The `mrtr` crate's `testing` module documentation has a worked example.
 
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
@@ -64,6 +65,49 @@ struct Inner {
     principal: Option<String>,
     transcript: Mutex<Vec<(Value, Value)>>,
     next_id: Mutex<u64>,
+    timeout: Duration,
+}
+
+/// How long one round may take before the harness fails the test (see
+/// [`HarnessBuilder::timeout`]).
+pub const DEFAULT_ROUND_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Runs `work`, panicking if it has not finished after `limit`: a round that waits forever
+/// (an answer never consumed, a machine spinning on I/O) fails its test instead of stalling
+/// the run. A thread keeps the time, so any async runtime will do.
+async fn within<T>(limit: Duration, work: impl Future<Output = T>) -> T {
+    use std::sync::mpsc;
+    use std::task::{Poll, Waker};
+    let alarm: Arc<Mutex<(bool, Option<Waker>)>> = Arc::default();
+    let ringer = Arc::clone(&alarm);
+    let (done, finished) = mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        // Dropping `done` (the round finished) ends the wait at once.
+        if finished.recv_timeout(limit) == Err(mpsc::RecvTimeoutError::Timeout) {
+            let mut alarm = ringer.lock().unwrap_or_else(|poison| poison.into_inner());
+            alarm.0 = true;
+            if let Some(waker) = alarm.1.take() {
+                waker.wake();
+            }
+        }
+    });
+    let mut work = std::pin::pin!(work);
+    let result = std::future::poll_fn(|context| {
+        if let Poll::Ready(value) = work.as_mut().poll(context) {
+            return Poll::Ready(value);
+        }
+        let mut alarm = alarm.lock().unwrap_or_else(|poison| poison.into_inner());
+        assert!(
+            !alarm.0,
+            "mrtr::testing: the round did not finish within {limit:?} (raise it with \
+             HarnessBuilder::timeout if it is slow on purpose)"
+        );
+        alarm.1 = Some(context.waker().clone());
+        Poll::Pending
+    })
+    .await;
+    drop(done);
+    result
 }
 
 /// Drives one tool, prompt or resource through a real [`Server`] with a stopped clock.
@@ -80,6 +124,7 @@ pub struct HarnessBuilder {
     capabilities: Value,
     principal: Option<String>,
     mode: Mode,
+    timeout: Duration,
 }
 
 impl Harness {
@@ -214,10 +259,13 @@ impl Harness {
             params.insert("requestState".into(), state.clone().into());
         }
         let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        let response = inner
-            .server
-            .handle_as(request.clone(), retry.principal.as_deref())
-            .await;
+        let response = within(
+            inner.timeout,
+            inner
+                .server
+                .handle_as(request.clone(), retry.principal.as_deref()),
+        )
+        .await;
         inner
             .transcript
             .lock()
@@ -241,6 +289,7 @@ impl HarnessBuilder {
             capabilities: json!({"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}}),
             principal: None,
             mode: Mode::Hmac,
+            timeout: DEFAULT_ROUND_TIMEOUT,
         }
     }
 
@@ -260,6 +309,13 @@ impl HarnessBuilder {
     /// The principal every request is made as (default: none).
     pub fn principal(mut self, principal: &str) -> Self {
         self.principal = Some(principal.to_owned());
+        self
+    }
+
+    /// How long one round may take before the test fails (default
+    /// [`DEFAULT_ROUND_TIMEOUT`]).
+    pub fn timeout(mut self, limit: Duration) -> Self {
+        self.timeout = limit;
         self
     }
 
@@ -302,6 +358,7 @@ impl HarnessBuilder {
                 principal: self.principal,
                 transcript: Mutex::new(Vec::new()),
                 next_id: Mutex::new(0),
+                timeout: self.timeout,
             }),
         }
     }

@@ -698,10 +698,15 @@ async fn an_undeclared_kind_is_never_sent() {
     client.capabilities = json!({"sampling": {}});
     let response = client.call("book", json!({}), None, None).await;
     assert_eq!(error_code(&response), -32021);
+    let required = response["error"]["data"]["requiredCapabilities"].clone();
+    assert_eq!(required, json!({"elicitation": {"form": {}}}));
+    // Declaring exactly what was required gets past the check.
+    client.capabilities = required;
     assert_eq!(
-        response["error"]["data"]["requiredCapabilities"],
-        json!({"elicitation": {}})
+        keys(&client.call("book", json!({}), None, None).await),
+        ["name"]
     );
+    client.capabilities = json!({"sampling": {}});
 
     // A tool that can degrade asks by sampling instead.
     let response = client.call("capital", json!({}), None, None).await;

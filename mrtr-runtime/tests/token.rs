@@ -552,3 +552,164 @@ fn codecs_built_without_keys_share_the_process_key() {
         .unwrap();
     assert_eq!(opened.payload, "kept");
 }
+
+#[test]
+fn the_process_key_has_a_random_id() {
+    if std::env::var_os(mrtr_runtime::token::KEYS_ENV_VAR).is_some() {
+        return; // the ring comes from the environment then
+    }
+    let codec = StateCodec::builder().build().unwrap();
+    let id = codec.key_ring().signing_key_id().unwrap();
+    let suffix = id
+        .as_str()
+        .strip_prefix("process-")
+        .expect("named process-…");
+    assert_eq!(suffix.len(), 16, "{id}");
+    assert!(suffix.bytes().all(|b| b.is_ascii_hexdigit()), "{id}");
+    // Another instance (another random key and id) sees an unknown key, not a forgery.
+    let other = Fixture::new(Mode::Aead);
+    let binding = Binding::new("tools/call", "t", None);
+    let token = codec
+        .seal(&codec.start_flow(other.fingerprint), &binding, &"kept")
+        .unwrap();
+    let error = other
+        .codec
+        .open::<String>(&token, &binding, other.fingerprint)
+        .unwrap_err();
+    assert_eq!(error.reason(), &Rejection::UnknownKeyId(id.to_string()));
+}
+
+#[test]
+fn a_payload_over_the_open_limit_is_refused_at_seal() {
+    // Highly compressible: the deflated token is small, the payload is not.
+    let large = json!({"rows": "x".repeat(2 * 1024 * 1024)});
+    let fixture = Fixture::new(Mode::Hmac);
+    let flow = fixture.codec.start_flow(fixture.fingerprint);
+    let error = fixture
+        .codec
+        .seal(&flow, &fixture.binding(), &large)
+        .unwrap_err();
+    assert!(
+        matches!(error, SealError::PayloadTooLarge { max, .. } if max == 1024 * 1024),
+        "{error}"
+    );
+
+    // With the limit raised, the same payload seals and opens.
+    let codec = StateCodec::builder()
+        .mode(Mode::Hmac)
+        .key_ring(ring("k1", 7))
+        .max_payload_len(4 * 1024 * 1024)
+        .build()
+        .unwrap();
+    let flow = codec.start_flow(fixture.fingerprint);
+    let token = codec.seal(&flow, &fixture.binding(), &large).unwrap();
+    let opened = codec
+        .open::<Value>(&token, &fixture.binding(), fixture.fingerprint)
+        .unwrap();
+    assert_eq!(opened.payload, large);
+}
+
+#[test]
+fn a_payload_that_does_not_decode_is_reported_without_its_values() {
+    let fixture = Fixture::new(Mode::Aead);
+    let token = fixture.seal(&json!({"pc": "hunter2-secret"}));
+    #[derive(serde::Deserialize, Debug)]
+    #[allow(dead_code)]
+    struct Machine {
+        pc: u32,
+    }
+    let error = fixture
+        .codec
+        .open::<Machine>(&token, &fixture.binding(), fixture.fingerprint)
+        .unwrap_err();
+    let reason = error.reason().to_string();
+    assert!(matches!(error.reason(), Rejection::BadPayload(_)));
+    assert!(!reason.contains("hunter2"), "{reason}");
+    let inspected = fixture.codec.inspect(&format!("{token}x"));
+    assert!(inspected.is_err());
+}
+
+/// Offsets in a decoded HMAC-mode token with key id `k1`: header 3 + 2 bytes, then the claims.
+const HMAC_CLAIMS_AT: usize = 5;
+const COMMITMENTS_AT: usize = HMAC_CLAIMS_AT + 16 + 16 + 8 + 8 + 8 + 4 + 16;
+
+#[test]
+fn bindings_are_not_stored_and_their_commitments_do_not_link_tokens() {
+    let fixture = Fixture::new(Mode::Hmac);
+    let contains =
+        |haystack: &[u8], needle: &[u8]| haystack.windows(needle.len()).any(|w| w == needle);
+    let first = URL_SAFE_NO_PAD
+        .decode(&fixture.seal(&json!(1))[3..])
+        .unwrap();
+    let second = URL_SAFE_NO_PAD
+        .decode(&fixture.seal(&json!(1))[3..])
+        .unwrap();
+    for bound in [
+        &b"alice"[..],
+        b"get_weather",
+        b"tools/call",
+        b"Paris",
+        b"weather-prod",
+    ] {
+        assert!(
+            !contains(&first, bound),
+            "{:?} is stored",
+            String::from_utf8_lossy(bound)
+        );
+    }
+    // Same principal, method, tool, arguments and audience: unrelated commitment bytes.
+    let commitments = |token: &[u8]| token[COMMITMENTS_AT..COMMITMENTS_AT + 40].to_vec();
+    let (a, b) = (commitments(&first), commitments(&second));
+    for part in 0..5 {
+        assert_ne!(
+            a[part * 8..part * 8 + 8],
+            b[part * 8..part * 8 + 8],
+            "part {part}"
+        );
+    }
+}
+
+#[test]
+fn deflate_starts_above_4_kib() {
+    let fixture = Fixture::new(Mode::Hmac);
+    let flags = |token: &str| URL_SAFE_NO_PAD.decode(&token[3..]).unwrap()[1];
+    // The serialized payload is the string plus its two quotes.
+    let at_threshold = json!("a".repeat(4096 - 2));
+    let above = json!("a".repeat(4096 - 1));
+    assert_eq!(
+        flags(&fixture.seal(&at_threshold)),
+        0,
+        "4096 bytes are sent as they are"
+    );
+    assert_eq!(flags(&fixture.seal(&above)), 1, "4097 bytes are deflated");
+}
+
+/// The digest is taken over RFC 8785 text, whatever order the members arrived in. Under
+/// serde_json's default `Map` (a BTreeMap) parsing already sorts them, so this checks the
+/// canonical text itself; if any crate in a build turns on serde_json's `preserve_order`,
+/// the members below really are held in arrival order and the canonical sort is what makes
+/// the two requests one.
+#[test]
+fn the_digest_is_over_canonical_text_whatever_the_arrival_order() {
+    use mrtr_runtime::token::{ArgumentsDigest, canonical_json};
+    let arrived: Value =
+        serde_json::from_str(r#"{"z": {"y": 2, "b": [3, {"d": 1, "c": 2}]}, "a": 1.0, "m": "x"}"#)
+            .unwrap();
+    let mut reversed = serde_json::Map::new();
+    for (key, value) in arrived.as_object().unwrap().iter().rev() {
+        reversed.insert(key.clone(), value.clone());
+    }
+    let reversed = Value::Object(reversed);
+    let canonical = r#"{"a":1,"m":"x","z":{"b":[3,{"c":2,"d":1}],"y":2}}"#;
+    assert_eq!(canonical_json(&arrived), canonical);
+    assert_eq!(canonical_json(&reversed), canonical);
+    assert_eq!(
+        ArgumentsDigest::of(Some(&arrived)),
+        ArgumentsDigest::of(Some(&reversed))
+    );
+    let parsed_canonical: Value = serde_json::from_str(canonical).unwrap();
+    assert_eq!(
+        ArgumentsDigest::of(Some(&arrived)),
+        ArgumentsDigest::of(Some(&parsed_canonical))
+    );
+}

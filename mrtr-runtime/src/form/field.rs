@@ -1,6 +1,8 @@
 //! The field types a form may hold, with their property schema and decoding.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Number, Value, json};
+
+use super::__derive::Sealed;
 
 /// A type that can be one field of a [`Form`](super::Form).
 ///
@@ -13,7 +15,10 @@ use serde_json::{Map, Value, json};
     note = "MCP forms are flat: use String, bool, an integer or float, a `#[derive(mrtr::Choice)]` \
             enum, `Vec` of such an enum (multi-select), or `Option` of any of these"
 )]
-pub trait FormField: Sized {
+///
+/// The trait is sealed: only the types above and `#[derive(mrtr::Choice)]` implement it, so
+/// every form's schema stays inside the flat grammar MCP allows.
+pub trait FormField: Sized + super::__derive::Sealed {
     /// Whether the field must be present in an accepted answer (`false` for `Option`).
     const REQUIRED: bool = true;
 
@@ -22,6 +27,10 @@ pub trait FormField: Sized {
 
     /// Decodes the field from validated content (`None`: the field was absent).
     fn decode(value: Option<&Value>) -> Result<Self, String>;
+
+    /// Encodes the field as form content, the inverse of [`FormField::decode`] (`None`: leave
+    /// the field out). Used to keep a form answer across a later `ask!`.
+    fn encode(&self) -> Option<Value>;
 }
 
 fn schema(value: Value) -> Map<String, Value> {
@@ -47,7 +56,14 @@ impl FormField for String {
             None => Err(missing()),
         }
     }
+
+    fn encode(&self) -> Option<Value> {
+        Some(Value::String(self.clone()))
+    }
 }
+
+impl Sealed for String {}
+impl Sealed for bool {}
 
 impl FormField for bool {
     fn property_schema() -> Map<String, Value> {
@@ -61,40 +77,56 @@ impl FormField for bool {
             None => Err(missing()),
         }
     }
+
+    fn encode(&self) -> Option<Value> {
+        Some(Value::Bool(*self))
+    }
 }
 
 /// An integer given as a JSON integer or as a float with no fractional part (clients may send
-/// `3.0`).
-fn integer(value: Option<&Value>) -> Result<i128, String> {
-    let number = match value {
-        Some(Value::Number(number)) => number,
-        Some(other) => return Err(format!("expected an integer, got {other}")),
-        None => return Err(missing()),
-    };
+/// `3.0`); floats are only taken below 2^53, where they are exact. Validation uses the same
+/// reading, so an answer that validates always decodes.
+pub(crate) fn exact_integer(number: &Number) -> Option<i128> {
     if let Some(integer) = number.as_i64() {
-        return Ok(integer.into());
+        return Some(integer.into());
     }
     if let Some(integer) = number.as_u64() {
-        return Ok(integer.into());
+        return Some(integer.into());
     }
     match number.as_f64() {
-        Some(float) if float.fract() == 0.0 && float.abs() < 9.0e15 => Ok(float as i128),
-        _ => Err(format!("expected an integer, got {number}")),
+        Some(float) if float.fract() == 0.0 && float.abs() < 9.0e15 => Some(float as i128),
+        _ => None,
+    }
+}
+
+fn integer(value: Option<&Value>) -> Result<i128, String> {
+    match value {
+        Some(Value::Number(number)) => {
+            exact_integer(number).ok_or_else(|| format!("expected an integer, got {number}"))
+        }
+        Some(other) => Err(format!("expected an integer, got {other}")),
+        None => Err(missing()),
+    }
+}
+
+/// An integer as a JSON number (every Rust integer type fits `i64` or `u64`).
+pub(crate) fn integer_value(integer: i128) -> Value {
+    match (i64::try_from(integer), u64::try_from(integer)) {
+        (Ok(signed), _) => signed.into(),
+        (_, Ok(unsigned)) => unsigned.into(),
+        _ => Value::Null,
     }
 }
 
 macro_rules! integer_field {
-    ($($ty:ty => $bounds:expr),* $(,)?) => {$(
+    ($($ty:ty),* $(,)?) => {$(
+        // Every integer type advertises its range: a client cannot send a value that would
+        // validate and then not fit.
         impl FormField for $ty {
             fn property_schema() -> Map<String, Value> {
                 let mut schema = schema(json!({"type": "integer"}));
-                let (minimum, maximum): (Option<i64>, Option<i64>) = $bounds;
-                if let Some(minimum) = minimum {
-                    schema.insert("minimum".into(), minimum.into());
-                }
-                if let Some(maximum) = maximum {
-                    schema.insert("maximum".into(), maximum.into());
-                }
+                schema.insert("minimum".into(), integer_value(<$ty>::MIN as i128));
+                schema.insert("maximum".into(), integer_value(<$ty>::MAX as i128));
                 schema
             }
 
@@ -103,23 +135,17 @@ macro_rules! integer_field {
                 <$ty>::try_from(integer)
                     .map_err(|_| format!("{integer} is out of range for {}", stringify!($ty)))
             }
+
+            fn encode(&self) -> Option<Value> {
+                Some(integer_value(*self as i128))
+            }
         }
+
+        impl Sealed for $ty {}
     )*};
 }
 
-// Narrow types advertise their range, so the client cannot send a value that would not fit.
-integer_field! {
-    i8 => (Some(i8::MIN.into()), Some(i8::MAX.into())),
-    i16 => (Some(i16::MIN.into()), Some(i16::MAX.into())),
-    i32 => (Some(i32::MIN.into()), Some(i32::MAX.into())),
-    i64 => (None, None),
-    isize => (None, None),
-    u8 => (Some(0), Some(u8::MAX.into())),
-    u16 => (Some(0), Some(u16::MAX.into())),
-    u32 => (Some(0), Some(u32::MAX.into())),
-    u64 => (Some(0), None),
-    usize => (Some(0), None),
-}
+integer_field!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
 
 macro_rules! float_field {
     ($($ty:ty),*) => {$(
@@ -138,7 +164,13 @@ macro_rules! float_field {
                     None => Err(missing()),
                 }
             }
+
+            fn encode(&self) -> Option<Value> {
+                Some(Value::from(f64::from(*self)))
+            }
         }
+
+        impl Sealed for $ty {}
     )*};
 }
 
@@ -157,7 +189,13 @@ impl<T: FormField> FormField for Option<T> {
             present => T::decode(present).map(Some),
         }
     }
+
+    fn encode(&self) -> Option<Value> {
+        self.as_ref().and_then(T::encode)
+    }
 }
+
+impl<T: FormField> Sealed for Option<T> {}
 
 /// One option of a single- or multi-select: the value sent back, and an optional title shown
 /// to the user.
@@ -184,6 +222,9 @@ pub trait Choice: Sized + 'static {
 
     /// The variant for a value the client sent back.
     fn from_value(value: &str) -> Option<Self>;
+
+    /// The value this variant is sent and kept as.
+    fn to_value(&self) -> &'static str;
 
     /// The single-select property schema: `enum` when no option has a title, `oneOf` with
     /// `const`/`title` otherwise.
@@ -241,4 +282,40 @@ impl<T: Choice> FormField for Vec<T> {
             None => Err(missing()),
         }
     }
+
+    fn encode(&self) -> Option<Value> {
+        Some(
+            self.iter()
+                .map(|choice| Value::from(choice.to_value()))
+                .collect(),
+        )
+    }
+}
+
+impl<T: Choice> Sealed for Vec<T> {}
+
+/// Whether `value` is one of `options` (for the derive's compile-time check of a `default`).
+pub const fn has_option(options: &[ChoiceOption], value: &str) -> bool {
+    let mut index = 0;
+    while index < options.len() {
+        if bytes_equal(options[index].value.as_bytes(), value.as_bytes()) {
+            return true;
+        }
+        index += 1;
+    }
+    false
+}
+
+const fn bytes_equal(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut index = 0;
+    while index < a.len() {
+        if a[index] != b[index] {
+            return false;
+        }
+        index += 1;
+    }
+    true
 }

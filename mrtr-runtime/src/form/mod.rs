@@ -12,6 +12,61 @@ mod validate;
 use serde_json::{Map, Value};
 
 pub use field::{Choice, ChoiceOption, FormField};
+
+/// What `#[derive(Form)]` and `#[derive(Choice)]` generate code against. Not a public API.
+#[doc(hidden)]
+pub mod __derive {
+    pub use serde;
+
+    pub use super::field::has_option;
+
+    /// Seals [`FormField`](super::FormField): implemented by the runtime's field types and by
+    /// `#[derive(Choice)]` only. Implementing it by hand voids the flat-schema guarantee.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` cannot be a field of an elicitation form",
+        label = "not a flat form field",
+        note = "MCP forms are flat: use String, bool, an integer or float, a \
+                `#[derive(mrtr::Choice)]` enum, `Vec` of such an enum (multi-select), or `Option` \
+                of any of these; `FormField` cannot be implemented by hand"
+    )]
+    pub trait Sealed {}
+
+    /// Narrows a bound of `schema` to `value`, never widening it: a `#[form(minimum = ..)]`
+    /// below the type's own minimum keeps the type's.
+    pub fn narrow_bound(
+        schema: &mut serde_json::Map<String, serde_json::Value>,
+        key: &str,
+        value: serde_json::Value,
+    ) {
+        let tighter = match schema.get(key) {
+            Some(current) => {
+                let (Some(old), Some(new)) = (current.as_f64(), value.as_f64()) else {
+                    return;
+                };
+                // Integers are compared exactly where f64 would round.
+                let ordering = match (as_i128(current), as_i128(&value)) {
+                    (Some(old), Some(new)) => new.cmp(&old),
+                    _ => new.partial_cmp(&old).unwrap_or(std::cmp::Ordering::Equal),
+                };
+                match key {
+                    "minimum" => ordering.is_gt(),
+                    _ => ordering.is_lt(),
+                }
+            }
+            None => true,
+        };
+        if tighter {
+            schema.insert(key.to_owned(), value);
+        }
+    }
+
+    fn as_i128(value: &serde_json::Value) -> Option<i128> {
+        value
+            .as_i64()
+            .map(i128::from)
+            .or_else(|| value.as_u64().map(i128::from))
+    }
+}
 pub use validate::validate_content;
 
 /// A struct that can be asked for with a form-mode elicitation.

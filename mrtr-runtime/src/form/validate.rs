@@ -99,17 +99,39 @@ fn check_string(schema: &Value, value: &Value) -> Result<(), String> {
 }
 
 fn check_number(schema: &Value, value: &Value, integer: bool) -> Result<(), String> {
-    let Some(number) = value.as_f64() else {
+    let whole = || "must be a whole number".to_owned();
+    let Value::Number(number) = value else {
         return Err(if integer {
-            "must be a whole number"
+            whole()
         } else {
-            "must be a number"
-        }
-        .to_owned());
+            "must be a number".to_owned()
+        });
     };
-    if integer && number.fract() != 0.0 {
-        return Err("must be a whole number".to_owned());
+    if integer {
+        // The same reading as decoding: what passes here always decodes.
+        let Some(exact) = super::field::exact_integer(number) else {
+            return Err(whole());
+        };
+        let bound = |key: &str| {
+            schema
+                .get(key)
+                .and_then(|b| integer_bound(b, key == "minimum"))
+        };
+        if let Some(minimum) = bound("minimum")
+            && exact < minimum
+        {
+            return Err(format!("must be at least {}", schema["minimum"]));
+        }
+        if let Some(maximum) = bound("maximum")
+            && exact > maximum
+        {
+            return Err(format!("must be at most {}", schema["maximum"]));
+        }
+        return Ok(());
     }
+    let Some(number) = number.as_f64() else {
+        return Err("must be a number".to_owned());
+    };
     if let Some(minimum) = schema.get("minimum").and_then(Value::as_f64)
         && number < minimum
     {
@@ -121,6 +143,18 @@ fn check_number(schema: &Value, value: &Value, integer: bool) -> Result<(), Stri
         return Err(format!("must be at most {}", schema["maximum"]));
     }
     Ok(())
+}
+
+/// An integer schema's bound as an exact integer; a fractional bound (a hand-written schema)
+/// is rounded inward: up for a minimum, down for a maximum.
+fn integer_bound(bound: &Value, minimum: bool) -> Option<i128> {
+    let Value::Number(number) = bound else {
+        return None;
+    };
+    super::field::exact_integer(number).or_else(|| {
+        let float = number.as_f64().filter(|float| float.is_finite())?;
+        Some(if minimum { float.ceil() } else { float.floor() } as i128)
+    })
 }
 
 fn check_multi_select(schema: &Value, value: &Value) -> Result<(), String> {

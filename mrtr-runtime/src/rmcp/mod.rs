@@ -11,9 +11,9 @@
 //! ```
 //!
 //! rmcp 3.11 still writes the retired `elicitationId` (as `""`) in URL-mode elicitations. Use
-//! this module's [`stdio`] instead of rmcp's, and on streamable HTTP (with JSON responses)
-//! pass response bodies through [`strip_retired_fields_from_bytes`], as the conformance
-//! example does.
+//! this module's [`stdio`] instead of rmcp's, and on streamable HTTP
+//! [`McpServer::streamable_http`], which filters JSON and SSE responses; to build rmcp's HTTP
+//! service yourself, wrap it in [`RetiredFieldsLayer`].
 //!
 //! The authenticated principal (states are bound to it) is read from a [`Principal`] in the
 //! request's extensions: put one there from your HTTP authentication layer (rmcp passes the
@@ -35,8 +35,10 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+mod http_layer;
 mod retired;
 
+pub use http_layer::{RetiredFieldsBody, RetiredFieldsLayer, RetiredFieldsService, StreamableHttp};
 pub use retired::{
     RetiredFieldsFilter, stdio, strip_retired_fields, strip_retired_fields_from_bytes,
 };
@@ -80,10 +82,14 @@ impl McpServer {
         };
         params.insert("_meta".into(), request_meta(context));
         let principal = principal(context);
-        let result = self
+        // rmcp cancels this token on `notifications/cancelled` (and when the HTTP stream
+        // closes): the running step is dropped there, and nothing after its `.await` runs.
+        let work = self
             .server
-            .handle_request(method, Value::Object(params), principal.as_deref())
+            .handle_request(method, Value::Object(params), principal.as_deref());
+        let result = crate::server::until_cancelled(work, context.ct.cancelled())
             .await
+            .ok_or_else(|| ErrorData::new(ErrorCode(-32800), "request cancelled", None))?
             .map_err(error)?;
         convert(result)
     }
@@ -93,11 +99,23 @@ impl McpServer {
     /// One rmcp tool route per mrtr tool, to mount mrtr tools in your own rmcp `ToolRouter`
     /// next to rmcp's `#[tool]`s. Each route runs the full mrtr round (verification, answers,
     /// capability checks, sealing) and answers with rmcp's own types.
-    pub fn tool_routes<S: Send + Sync + 'static>(&self) -> Vec<ToolRoute<S>> {
-        self.server
-            .tool_entries()
+    ///
+    /// Fails, naming the tool, if a tool's descriptor does not convert to rmcp's `Tool` (for
+    /// example an input schema that is not an object): a tool is never silently left out.
+    pub fn tool_routes<S: Send + Sync + 'static>(&self) -> Result<Vec<ToolRoute<S>>, RouteError> {
+        let mut tools = Vec::new();
+        for entry in self.server.tool_entries() {
+            let name = entry["name"].as_str().unwrap_or_default().to_owned();
+            let tool = serde_json::from_value::<rmcp::model::Tool>(entry).map_err(|reason| {
+                RouteError {
+                    tool: name,
+                    reason: reason.to_string(),
+                }
+            })?;
+            tools.push(tool);
+        }
+        Ok(tools
             .into_iter()
-            .filter_map(|entry| serde_json::from_value::<rmcp::model::Tool>(entry).ok())
             .map(|tool| {
                 let mcp = self.clone();
                 ToolRoute::new_dyn(tool, move |context: ToolCallContext<'_, S>| {
@@ -110,8 +128,20 @@ impl McpServer {
                     Box::pin(async move { mcp.call_tool(params, request_context).await })
                 })
             })
-            .collect()
+            .collect())
     }
+}
+
+/// A tool that [`McpServer::tool_routes`] could not turn into an rmcp route.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "tool {tool:?} cannot be served through rmcp: its descriptor does not fit rmcp's `Tool` ({reason})"
+)]
+pub struct RouteError {
+    /// The tool's name.
+    pub tool: String,
+    /// What rmcp refused.
+    pub reason: String,
 }
 
 impl From<Server> for McpServer {

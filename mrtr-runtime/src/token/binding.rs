@@ -4,11 +4,19 @@
 //! retry). The token holds one 64-bit keyed commitment per value instead: the tag covers them,
 //! the client cannot compute them without the key, and on a mismatch the log can say *which*
 //! binding differed.
+//!
+//! Each commitment is salted with the token's own id, so two tokens of the same principal (or
+//! arguments) carry unrelated bytes and cannot be linked by reading HMAC-mode tokens. 64 bits
+//! are enough: a commitment is never a secret nor a MAC on its own (the token's tag is), it only
+//! has to differ when the bound value differs, and a chance match (2^-64) would still need a
+//! valid tag. If the bindings move into the associated data (the token-layout issue), these
+//! commitments, and this note, go away.
 
 use hmac::Mac;
 use serde_json::Value;
 
 use super::canonical::ArgumentsDigest;
+use super::claims::TokenId;
 use super::error::Rejection;
 use super::keys::DerivedKeys;
 
@@ -66,9 +74,15 @@ pub(crate) struct Commitments {
 impl Commitments {
     pub(crate) const LEN: usize = 5 * 8;
 
-    pub(crate) fn compute(keys: &DerivedKeys, audience: &str, binding: &Binding<'_>) -> Self {
+    pub(crate) fn compute(
+        keys: &DerivedKeys,
+        token: &TokenId,
+        audience: &str,
+        binding: &Binding<'_>,
+    ) -> Self {
         let commit = |label: &[u8], value: &[u8]| -> [u8; 8] {
             let mut mac = keys.binding.clone();
+            mac.update(token.as_bytes());
             mac.update(label);
             mac.update(&(value.len() as u64).to_be_bytes());
             mac.update(value);

@@ -29,6 +29,11 @@ macro_rules! random_id {
             pub fn as_bytes(&self) -> &[u8; 16] {
                 &self.0
             }
+
+            /// An id from its 16 raw bytes (a store reading ids back, a benchmark).
+            pub const fn from_bytes(bytes: [u8; 16]) -> Self {
+                Self(bytes)
+            }
         }
 
         impl fmt::Display for $name {

@@ -46,6 +46,29 @@ pub enum Rejection {
     BadPayload(String),
 }
 
+impl Rejection {
+    /// A payload that did not decode, described without quoting it: serde's messages quote the
+    /// offending value, and decrypted kept values must never reach the logs.
+    pub(crate) fn bad_payload(error: &serde_json::Error) -> Self {
+        Self::BadPayload(describe_json_error(error))
+    }
+}
+
+/// A serde_json error's category and position, never its message (which may quote a value).
+pub(crate) fn describe_json_error(error: &serde_json::Error) -> String {
+    let category = match error.classify() {
+        serde_json::error::Category::Io => "I/O error",
+        serde_json::error::Category::Syntax => "syntax error",
+        serde_json::error::Category::Data => "a value of the wrong type or shape",
+        serde_json::error::Category::Eof => "unexpected end",
+    };
+    format!(
+        "{category} at line {} column {}",
+        error.line(),
+        error.column()
+    )
+}
+
 impl fmt::Display for Rejection {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -116,6 +139,17 @@ pub enum SealError {
     )]
     TooLarge {
         /// Length the token would have had.
+        len: usize,
+        /// The cap.
+        max: usize,
+    },
+    /// The payload is larger than the codec opens (see `max_payload_len`), before compression.
+    #[error(
+        "the requestState payload would be {len} bytes, over the cap of {max}; keep fewer or \
+         smaller values alive across asks, or raise the cap with `max_payload_len`"
+    )]
+    PayloadTooLarge {
+        /// Length of the serialized payload.
         len: usize,
         /// The cap.
         max: usize,

@@ -197,7 +197,14 @@ impl KeyRing {
             let (id, key) = entry.split_once(':').ok_or_else(|| KeyError::Config {
                 reason: format!("entry {} is not of the form `id:base64key`", index + 1),
             })?;
-            ring.add(KeyId::new(id.trim())?, SecretKey::from_base64(key)?)?;
+            let id = KeyId::new(id.trim()).map_err(|_| KeyError::Config {
+                reason: format!(
+                    "entry {} has an invalid key id (1 to {MAX_KEY_ID_LEN} characters of \
+                     A-Z a-z 0-9 . _ -); is it written `id:base64key`?",
+                    index + 1
+                ),
+            })?;
+            ring.add(id, SecretKey::from_base64(key)?)?;
         }
         let first = ring
             .key_ids()
@@ -379,6 +386,16 @@ mod tests {
             KeyRing::parse("k1:AAAA"),
             Err(KeyError::TooShort { len: 3 })
         ));
+    }
+
+    #[test]
+    fn an_entry_written_backwards_does_not_echo_the_key() {
+        let key = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8";
+        for config in [format!("{key}:k1"), format!("k0:{key},{key}:k1")] {
+            let error = KeyRing::parse(&config).unwrap_err().to_string();
+            assert!(!error.contains(&key[..8]), "{error}");
+            assert!(error.contains("invalid key id"), "{error}");
+        }
     }
 
     #[test]

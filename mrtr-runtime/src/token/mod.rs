@@ -54,6 +54,9 @@ pub use canonical::{ArgumentsDigest, canonical_json};
 pub use claims::{Claims, Fingerprint, Flow, FlowId, TokenId};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::{InvalidState, KeyError, Rejection, SealError};
+// For the driver: a kept value that fails to decode is logged without quoting it.
+#[allow(unused_imports)]
+pub(crate) use error::describe_json_error;
 pub use keys::{KEYS_ENV_VAR, KeyId, KeyRing, MAX_KEY_ID_LEN, MIN_KEY_LEN, SecretKey};
 
 use binding::Commitments;
@@ -124,6 +127,16 @@ impl StateCodec {
         self.inner.clock.now()
     }
 
+    /// The last instant (seconds since the epoch) at which this codec still accepts a token
+    /// with these claims: its expiry or the flow deadline, whichever is sooner, plus the
+    /// clock-skew allowance. A single-use store must remember the token's id until then.
+    pub fn accepted_until(&self, claims: &Claims) -> u64 {
+        claims
+            .expires_at
+            .min(claims.flow.deadline)
+            .saturating_add(self.inner.clock_skew)
+    }
+
     /// Begins a new flow at round 1, with a fresh id and the configured absolute deadline.
     pub fn start_flow(&self, fingerprint: Fingerprint) -> Flow {
         Flow {
@@ -154,6 +167,13 @@ impl StateCodec {
             flow: *flow,
         };
         let payload = serde_json::to_vec(payload)?;
+        // Checked before compression: a payload over the open limit would seal and never open.
+        if payload.len() > settings.max_payload_len {
+            return Err(SealError::PayloadTooLarge {
+                len: payload.len(),
+                max: settings.max_payload_len,
+            });
+        }
         let (flags, payload) = match settings.compress_above {
             Some(threshold) if settings.mode == Mode::Hmac && payload.len() > threshold => {
                 let deflated = miniz_oxide::deflate::compress_to_vec(&payload, 6);
@@ -166,7 +186,8 @@ impl StateCodec {
             _ => (0, payload),
         };
         let mut body = Vec::with_capacity(claims::CLAIMS_LEN + payload.len());
-        let commitments = Commitments::compute(&keys, &settings.audience, binding);
+        let commitments =
+            Commitments::compute(&keys, &claims.token_id, &settings.audience, binding);
         claims::encode_claims(&claims, &commitments, &mut body);
         body.extend_from_slice(&payload);
         let token = wire::seal(settings.mode, flags, kid.as_str(), &keys, &body);
@@ -201,7 +222,7 @@ impl StateCodec {
     pub fn inspect(&self, token: &str) -> Result<Opened<serde_json::Value>, InvalidState> {
         let unsealed = self.unseal(token).map_err(InvalidState::new)?;
         let payload = serde_json::from_slice(&unsealed.payload)
-            .map_err(|e| InvalidState::new(Rejection::BadPayload(e.to_string())))?;
+            .map_err(|e| InvalidState::new(Rejection::bad_payload(&e)))?;
         Ok(Opened {
             claims: unsealed.claims,
             payload,
@@ -263,15 +284,14 @@ impl StateCodec {
         if late(claims.expires_at) {
             return Err(Rejection::Expired);
         }
-        let expected = Commitments::compute(&keys, &settings.audience, binding);
+        let expected = Commitments::compute(&keys, &claims.token_id, &settings.audience, binding);
         if let Some(mismatch) = commitments.first_mismatch(&expected) {
             return Err(mismatch);
         }
         if claims.flow.fingerprint != fingerprint {
             return Err(Rejection::WrongFingerprint);
         }
-        let payload =
-            serde_json::from_slice(&payload).map_err(|e| Rejection::BadPayload(e.to_string()))?;
+        let payload = serde_json::from_slice(&payload).map_err(|e| Rejection::bad_payload(&e))?;
         Ok(Opened { claims, payload })
     }
 }
@@ -381,6 +401,13 @@ impl StateCodecBuilder {
         self
     }
 
+    /// Largest payload, in bytes before compression, that is sealed or opened (default 1 MiB).
+    /// Sealing refuses a larger payload rather than mint a token that could never be opened.
+    pub fn max_payload_len(mut self, len: usize) -> Self {
+        self.max_payload_len = len;
+        self
+    }
+
     /// The clock (default [`SystemClock`]).
     pub fn clock(mut self, clock: impl Clock) -> Self {
         self.clock = Arc::new(clock);
@@ -427,7 +454,18 @@ fn process_key_ring() -> KeyRing {
         );
         SecretKey::random()
     });
-    KeyRing::with_signing_key(KeyId::new("process").expect("valid key id"), key.clone())
+    KeyRing::with_signing_key(process_key_id().clone(), key.clone())
+}
+
+/// `process-` and 16 random hex digits: a token that reaches another instance with its own
+/// random key is then logged as sealed with an unknown key, not as forged.
+fn process_key_id() -> &'static KeyId {
+    static PROCESS_KEY_ID: OnceLock<KeyId> = OnceLock::new();
+    PROCESS_KEY_ID.get_or_init(|| {
+        let mut suffix = [0u8; 8];
+        fill_random(&mut suffix);
+        KeyId::new(format!("process-{}", hex(&suffix))).expect("valid key id")
+    })
 }
 
 pub(crate) fn fill_random(buffer: &mut [u8]) {

@@ -32,10 +32,8 @@ impl Client {
         let id = self.next_id.get();
         self.next_id.set(id + 1);
         let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        let response = self
-            .server
-            .handle_as(request, self.principal.as_deref())
-            .await;
+        // Every request of every test has a timeout: a hang fails instead of stalling CI.
+        let response = within(self.server.handle_as(request, self.principal.as_deref())).await;
         assert_eq!(
             response["id"], id,
             "every response carries the request id: {response}"
@@ -106,4 +104,38 @@ pub fn text(response: &Value) -> String {
 
 pub fn accept(content: Value) -> Value {
     json!({"action": "accept", "content": content})
+}
+
+/// Runs `work`, failing the test if it does not finish within 60 s: a regression that makes
+/// a round wait forever fails here instead of stalling CI. (A thread keeps the time, so this
+/// needs no timer from the async runtime; it ends as soon as `work` does.)
+pub async fn within<T>(work: impl std::future::Future<Output = T>) -> T {
+    use std::sync::{Arc, Mutex, mpsc};
+    use std::task::{Poll, Waker};
+    const LIMIT: std::time::Duration = std::time::Duration::from_secs(60);
+    let alarm: Arc<Mutex<(bool, Option<Waker>)>> = Arc::default();
+    let ringer = Arc::clone(&alarm);
+    let (done, finished) = mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        if finished.recv_timeout(LIMIT) == Err(mpsc::RecvTimeoutError::Timeout) {
+            let mut alarm = ringer.lock().unwrap();
+            alarm.0 = true;
+            if let Some(waker) = alarm.1.take() {
+                waker.wake();
+            }
+        }
+    });
+    let mut work = std::pin::pin!(work);
+    let value = std::future::poll_fn(|context| {
+        if let Poll::Ready(value) = work.as_mut().poll(context) {
+            return Poll::Ready(value);
+        }
+        let mut alarm = alarm.lock().unwrap();
+        assert!(!alarm.0, "the test did not finish within {LIMIT:?}");
+        alarm.1 = Some(context.waker().clone());
+        Poll::Pending
+    })
+    .await;
+    drop(done);
+    value
 }

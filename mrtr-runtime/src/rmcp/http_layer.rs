@@ -1,0 +1,265 @@
+//! The retired-field filter for streamable HTTP, as a tower layer: JSON response bodies are
+//! filtered whole, SSE response bodies one `data:` line at a time as they stream.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll, ready};
+
+use bytes::Bytes;
+use http_body::{Body, Frame};
+use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+
+use super::McpServer;
+use super::retired::strip_retired_fields_from_bytes;
+
+/// A tower layer that removes the fields the 2026-07-28 revision retired (rmcp 3.11 writes
+/// `"elicitationId": ""` in URL-mode elicitations) from HTTP responses: `application/json`
+/// bodies whole, `text/event-stream` bodies line by line. Other bodies pass unchanged.
+/// [`McpServer::streamable_http`] applies it already.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RetiredFieldsLayer;
+
+impl<S> tower_layer::Layer<S> for RetiredFieldsLayer {
+    type Service = RetiredFieldsService<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        RetiredFieldsService { inner }
+    }
+}
+
+/// The service of [`RetiredFieldsLayer`].
+#[derive(Clone, Debug)]
+pub struct RetiredFieldsService<S> {
+    inner: S,
+}
+
+impl<S, Request, B> tower_service::Service<Request> for RetiredFieldsService<S>
+where
+    S: tower_service::Service<Request, Response = http::Response<B>>,
+    S::Future: Send + 'static,
+    B: Body<Data = Bytes> + Unpin,
+{
+    type Response = http::Response<RetiredFieldsBody<B>>;
+    type Error = S::Error;
+    type Future =
+        Pin<Box<dyn Future<Output = Result<Self::Response, Self::Error>> + Send + 'static>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        let response = self.inner.call(request);
+        Box::pin(async move {
+            let (mut parts, body) = response.await?.into_parts();
+            let content_type = parts
+                .headers
+                .get(http::header::CONTENT_TYPE)
+                .and_then(|value| value.to_str().ok())
+                .unwrap_or_default()
+                .to_ascii_lowercase();
+            let kind = if content_type.starts_with("application/json") {
+                Kind::Json
+            } else if content_type.starts_with("text/event-stream") {
+                Kind::Sse
+            } else {
+                Kind::Pass
+            };
+            if kind != Kind::Pass {
+                // The filtered body is shorter.
+                parts.headers.remove(http::header::CONTENT_LENGTH);
+            }
+            let body = RetiredFieldsBody {
+                inner: body,
+                kind,
+                buffer: Vec::new(),
+                done: false,
+            };
+            Ok(http::Response::from_parts(parts, body))
+        })
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Json,
+    Sse,
+    Pass,
+}
+
+/// A response body with the retired fields filtered out (see [`RetiredFieldsLayer`]).
+#[derive(Debug)]
+pub struct RetiredFieldsBody<B> {
+    inner: B,
+    kind: Kind,
+    buffer: Vec<u8>,
+    done: bool,
+}
+
+/// Filters one SSE line (without its line break): a `data:` line carries one JSON-RPC message.
+fn filter_sse_line(line: &[u8], out: &mut Vec<u8>) {
+    let (line, carriage_return) = match line.strip_suffix(b"\r") {
+        Some(line) => (line, true),
+        None => (line, false),
+    };
+    match line.strip_prefix(b"data:") {
+        Some(data) => {
+            let space = data.starts_with(b" ");
+            out.extend_from_slice(if space { b"data: " } else { b"data:" });
+            let json = if space { &data[1..] } else { data };
+            out.extend(strip_retired_fields_from_bytes(json));
+        }
+        None => out.extend_from_slice(line),
+    }
+    if carriage_return {
+        out.push(b'\r');
+    }
+}
+
+impl<B: Body<Data = Bytes> + Unpin> Body for RetiredFieldsBody<B> {
+    type Data = Bytes;
+    type Error = B::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, B::Error>>> {
+        let this = self.get_mut();
+        loop {
+            if this.done {
+                return Poll::Ready(None);
+            }
+            match ready!(Pin::new(&mut this.inner).poll_frame(cx)) {
+                Some(Ok(frame)) => {
+                    let data = match frame.into_data() {
+                        Ok(data) => data,
+                        Err(trailers) => return Poll::Ready(Some(Ok(trailers))),
+                    };
+                    match this.kind {
+                        Kind::Pass => return Poll::Ready(Some(Ok(Frame::data(data)))),
+                        Kind::Json => this.buffer.extend_from_slice(&data),
+                        Kind::Sse => {
+                            this.buffer.extend_from_slice(&data);
+                            // Everything up to the last line break is complete: send it.
+                            let Some(end) = this.buffer.iter().rposition(|byte| *byte == b'\n')
+                            else {
+                                continue;
+                            };
+                            let complete: Vec<u8> = this.buffer.drain(..=end).collect();
+                            let mut out = Vec::with_capacity(complete.len());
+                            for line in complete[..complete.len() - 1].split(|byte| *byte == b'\n')
+                            {
+                                filter_sse_line(line, &mut out);
+                                out.push(b'\n');
+                            }
+                            return Poll::Ready(Some(Ok(Frame::data(Bytes::from(out)))));
+                        }
+                    }
+                }
+                Some(Err(error)) => return Poll::Ready(Some(Err(error))),
+                None => {
+                    this.done = true;
+                    let rest = std::mem::take(&mut this.buffer);
+                    if rest.is_empty() {
+                        return Poll::Ready(None);
+                    }
+                    let out = match this.kind {
+                        Kind::Json => strip_retired_fields_from_bytes(&rest),
+                        _ => {
+                            let mut out = Vec::new();
+                            filter_sse_line(&rest, &mut out);
+                            out
+                        }
+                    };
+                    return Poll::Ready(Some(Ok(Frame::data(Bytes::from(out)))));
+                }
+            }
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.done && self.buffer.is_empty()
+    }
+}
+
+/// The stateless streamable-HTTP service of one mrtr server: what to mount at `/mcp`.
+pub type StreamableHttp =
+    RetiredFieldsService<StreamableHttpService<McpServer, NeverSessionManager>>;
+
+impl McpServer {
+    /// Stateless streamable HTTP for this server (rmcp's `StreamableHttpService` with one
+    /// handler per request, all sharing the server and its keys), with the retired-field
+    /// filter applied. Mount it in any tower-based router, e.g. axum's `nest_service("/mcp", ..)`.
+    /// `config` is rmcp's; legacy sessions are turned off (MRTR needs none).
+    pub fn streamable_http(self, config: StreamableHttpServerConfig) -> StreamableHttp {
+        let server = self;
+        let service = StreamableHttpService::new(
+            move || Ok(server.clone()),
+            Arc::new(NeverSessionManager::default()),
+            config.with_legacy_session_mode(false),
+        );
+        tower_layer::Layer::layer(&RetiredFieldsLayer, service)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::convert::Infallible;
+
+    /// A body that yields its chunks one by one.
+    struct Chunks(Vec<Bytes>);
+
+    impl Body for Chunks {
+        type Data = Bytes;
+        type Error = Infallible;
+        fn poll_frame(
+            self: Pin<&mut Self>,
+            _: &mut Context<'_>,
+        ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+            let this = self.get_mut();
+            Poll::Ready((!this.0.is_empty()).then(|| Ok(Frame::data(this.0.remove(0)))))
+        }
+    }
+
+    fn collect(kind: Kind, chunks: &[&str]) -> String {
+        let mut body = RetiredFieldsBody {
+            inner: Chunks(chunks.iter().map(|c| Bytes::from(c.to_string())).collect()),
+            kind,
+            buffer: Vec::new(),
+            done: false,
+        };
+        let mut context = Context::from_waker(std::task::Waker::noop());
+        let mut out = Vec::new();
+        while let Poll::Ready(Some(frame)) = Pin::new(&mut body).poll_frame(&mut context) {
+            out.extend_from_slice(&frame.unwrap().into_data().unwrap());
+        }
+        String::from_utf8(out).unwrap()
+    }
+
+    const MESSAGE: &str = r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","inputRequests":{"k":{"method":"elicitation/create","params":{"mode":"url","url":"https://x.test/","message":"m","elicitationId":""}}}}}"#;
+
+    #[test]
+    fn sse_data_lines_are_filtered_even_when_split_across_chunks() {
+        let event = format!("id: 0\r\nevent: message\r\ndata: {MESSAGE}\r\n\r\n");
+        let (a, b) = event.split_at(40);
+        let filtered = collect(Kind::Sse, &[a, b]);
+        assert!(!filtered.contains("elicitationId"), "{filtered}");
+        assert!(
+            filtered.starts_with("id: 0\r\nevent: message\r\ndata: {"),
+            "{filtered}"
+        );
+        assert!(filtered.ends_with("}\r\n\r\n"), "{filtered:?}");
+        assert!(filtered.contains(r#""url":"https://x.test/""#));
+    }
+
+    #[test]
+    fn json_bodies_are_filtered_whole_and_others_pass() {
+        let (a, b) = MESSAGE.split_at(30);
+        let filtered = collect(Kind::Json, &[a, b]);
+        assert!(!filtered.contains("elicitationId"), "{filtered}");
+        assert_eq!(collect(Kind::Pass, &[MESSAGE]), MESSAGE);
+    }
+}
