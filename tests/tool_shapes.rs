@@ -9,7 +9,7 @@ use mrtr::{Answer, Choice, Context, Form, Server, ToolError, elicit, recheck};
 use serde_json::{Value, json};
 use support::{Client, Counters, accept};
 
-#[derive(Form, Debug, serde::Serialize, serde::Deserialize)]
+#[derive(Form, Debug)]
 struct Name {
     #[form(min_length = 2)]
     name: String,

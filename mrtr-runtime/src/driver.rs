@@ -473,13 +473,12 @@ mod tests {
         check(u64::MAX);
         check(i128::MIN);
         check('\u{10FFFF}');
-        check(Some(Some(())));
     }
 
     #[test]
     fn a_kept_value_of_another_type_is_refused() {
         let mut frame = Frame::new();
-        keep(&mut frame, "v", &Some("text")).unwrap();
+        keep(&mut frame, "v", &Some("text".to_owned())).unwrap();
         let frame = frame.into_value();
         assert!(matches!(
             restore::<u32>(&frame, "v"),

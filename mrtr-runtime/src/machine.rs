@@ -331,3 +331,52 @@ pub trait Resource: Machine {
     /// How the template is listed and read.
     fn descriptor(&self) -> ResourceDescriptor;
 }
+
+// `#[mrtr::tool] async fn order(..)` leaves a function `order` that returns the machine, so a
+// local named `order` inside the body is an ordinary binding (a unit value named `order` would
+// turn it into a pattern). These impls let the function itself be registered: `.tool(order)`.
+
+impl<F, M> Machine for F
+where
+    F: Fn() -> M + Send + Sync + 'static,
+    M: Machine,
+{
+    fn fingerprint(&self) -> Fingerprint {
+        self().fingerprint()
+    }
+
+    fn step<'a>(&'a self, step: Step<'a>) -> BoxFuture<'a, Result<Outcome, StepError>> {
+        let machine = self();
+        Box::pin(async move { machine.step(step).await })
+    }
+}
+
+impl<F, M> Tool for F
+where
+    F: Fn() -> M + Send + Sync + 'static,
+    M: Tool,
+{
+    fn descriptor(&self) -> ToolDescriptor {
+        self().descriptor()
+    }
+}
+
+impl<F, M> Prompt for F
+where
+    F: Fn() -> M + Send + Sync + 'static,
+    M: Prompt,
+{
+    fn descriptor(&self) -> PromptDescriptor {
+        self().descriptor()
+    }
+}
+
+impl<F, M> Resource for F
+where
+    F: Fn() -> M + Send + Sync + 'static,
+    M: Resource,
+{
+    fn descriptor(&self) -> ResourceDescriptor {
+        self().descriptor()
+    }
+}

@@ -46,6 +46,7 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
         }
     };
     let signature = signature::validate(&function, kind.attribute(), &mut errors);
+    check_attributes(&function, kind.attribute(), &mut errors);
     placement::check(&function.block, &mut errors);
     let machine = match (&signature, errors.is_empty()) {
         (Some(signature), true) => machine(kind, &function, signature, &options, &mut errors),
@@ -269,18 +270,68 @@ fn descriptor(
     )
 }
 
-/// The unit value, with doc comments and visibility of the function.
+/// The type of the machine: a unit struct with a hidden name.
+fn machine_type(function: &ItemFn) -> syn::Ident {
+    let name = function.sig.ident.to_string();
+    quote::format_ident!("__mrtr_machine_{}", name.trim_start_matches("r#"))
+}
+
+/// The attributes of the function that go on everything generated: `#[cfg]` (and
+/// `#[cfg_attr]`). Lint attributes go on the body, doc comments on the function.
+fn cfgs(function: &ItemFn) -> Vec<&syn::Attribute> {
+    function
+        .attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident("cfg") || attr.path().is_ident("cfg_attr"))
+        .collect()
+}
+
+fn lints(function: &ItemFn) -> Vec<&syn::Attribute> {
+    function
+        .attrs
+        .iter()
+        .filter(|attr| {
+            ["allow", "warn", "deny", "forbid", "expect"]
+                .iter()
+                .any(|lint| attr.path().is_ident(lint))
+        })
+        .collect()
+}
+
+/// Refuses the attributes that would wrap or change a function, which the tool no longer is.
+fn check_attributes(function: &ItemFn, what: &str, errors: &mut Errors) {
+    let known = ["doc", "cfg", "cfg_attr", "allow", "warn", "deny", "forbid", "expect"];
+    for attr in &function.attrs {
+        if !known.iter().any(|name| attr.path().is_ident(name)) {
+            errors.spanned(attr, format!("only doc comments, `#[cfg]` and lint attributes (`#[allow]`, `#[expect]`, ..) can go on a #[mrtr::{what}] function: it becomes a resumable machine, so an attribute that wraps or rewrites the function would not see its code; put this attribute on a function the body calls"));
+        }
+    }
+}
+
+/// The function that stands for the tool: it keeps the author's name, docs and visibility, and
+/// returns the machine, which registration takes (`.tool(name)`). A function, not a unit
+/// value, so the body can bind a local of the same name.
 fn unit_value(function: &ItemFn) -> TokenStream {
     let (vis, ident) = (&function.vis, &function.sig.ident);
+    let machine = machine_type(function);
+    let cfgs = cfgs(function);
     let docs = function
         .attrs
         .iter()
         .filter(|attr| attr.path().is_ident("doc"));
     quote! {
-        #(#docs)*
+        #(#cfgs)*
+        #[doc(hidden)]
         #[allow(non_camel_case_types)]
         #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default)]
-        #vis struct #ident;
+        #vis struct #machine;
+
+        #(#cfgs)*
+        #(#docs)*
+        #[allow(dead_code)]
+        #vis fn #ident() -> #machine {
+            #machine
+        }
     }
 }
 
@@ -294,7 +345,8 @@ fn expand_machine(
     shape: &str,
 ) -> TokenStream {
     let krate = &options.krate;
-    let ident = signature.ident;
+    let ident = machine_type(function);
+    let (cfgs, lints) = (cfgs(function), lints(function));
     let output = signature.output;
     let fingerprint = fingerprint::fingerprint(shape);
     let context = signature
@@ -322,13 +374,14 @@ fn expand_machine(
     quote! {
         #unit
 
+        #(#cfgs)*
         #[automatically_derived]
-        #[allow(unused_mut, unused_variables, unused_assignments, unreachable_code, clippy::needless_return, clippy::diverging_sub_expression, clippy::let_unit_value, clippy::never_loop)]
         impl #krate::__private::Machine for #ident {
             fn fingerprint(&self) -> #krate::__private::Fingerprint {
                 #krate::__private::Fingerprint::from_bytes([#(#fingerprint),*])
             }
 
+            #(#lints)*
             fn step<'__mrtr_a>(&'__mrtr_a self, __mrtr_step: #krate::__private::Step<'__mrtr_a>)
                 -> #krate::__private::BoxFuture<'__mrtr_a, ::core::result::Result<#krate::__private::Outcome, #krate::__private::StepError>>
             {
@@ -356,6 +409,7 @@ fn expand_machine(
             }
         }
 
+        #(#cfgs)*
         #[automatically_derived]
         impl #krate::__private::#descriptor_trait for #ident {
             #descriptor
@@ -411,7 +465,11 @@ fn unlowered(function: &ItemFn, krate: &Path) -> TokenStream {
     let mut function = function.clone();
     function.sig.ident = quote::format_ident!("__mrtr_unlowered_{}", function.sig.ident);
     Placeholders(krate).visit_block_mut(&mut function.block);
-    function.attrs.retain(|attr| !attr.path().is_ident("doc"));
+    function.attrs.retain(|attr| {
+        ["cfg", "cfg_attr", "allow", "warn", "deny", "forbid", "expect"]
+            .iter()
+            .any(|name| attr.path().is_ident(name))
+    });
     quote! {
         #[allow(dead_code, unused, unreachable_code, clippy::all)]
         #function
@@ -422,13 +480,15 @@ fn unlowered(function: &ItemFn, krate: &Path) -> TokenStream {
 /// (registering it, say) still compiles and only the real errors are shown.
 fn fallback(kind: Kind, function: &ItemFn, options: &Options) -> TokenStream {
     let krate = &options.krate;
-    let ident = &function.sig.ident;
+    let ident = machine_type(function);
+    let cfgs = cfgs(function);
     let unit = unit_value(function);
     let descriptor = descriptor(kind, function, None, options, &[]);
     let descriptor_trait = kind.descriptor_trait();
     quote! {
         #unit
 
+        #(#cfgs)*
         impl #krate::__private::Machine for #ident {
             fn fingerprint(&self) -> #krate::__private::Fingerprint {
                 #krate::__private::Fingerprint::from_bytes([0; 16])
@@ -441,6 +501,7 @@ fn fallback(kind: Kind, function: &ItemFn, options: &Options) -> TokenStream {
             }
         }
 
+        #(#cfgs)*
         impl #krate::__private::#descriptor_trait for #ident {
             #descriptor
         }

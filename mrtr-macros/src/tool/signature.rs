@@ -1,6 +1,6 @@
 //! The shape a machine function must have: `async fn name([args: A,] [cx: &Context]) -> Result<T, E>`.
 
-use syn::{FnArg, Ident, ItemFn, Pat, PathArguments, ReturnType, Type};
+use syn::{FnArg, ItemFn, Pat, PathArguments, ReturnType, Type};
 
 use crate::errors::Errors;
 
@@ -12,7 +12,6 @@ pub(crate) struct Param<'a> {
 
 /// A validated signature.
 pub(crate) struct Signature<'a> {
-    pub(crate) ident: &'a Ident,
     pub(crate) args: Option<Param<'a>>,
     pub(crate) context: Option<Param<'a>>,
     pub(crate) output: &'a Type,
@@ -160,7 +159,6 @@ pub(crate) fn validate<'a>(
         );
     }
     valid.then(|| Signature {
-        ident: &signature.ident,
         args,
         context,
         output: output.expect("checked above"),

@@ -1,3 +1,4 @@
+#[doc(hidden)]
 #[allow(non_camel_case_types)]
 #[derive(
     ::core::clone::Clone,
@@ -5,19 +6,13 @@
     ::core::fmt::Debug,
     ::core::default::Default
 )]
-struct pick_even;
+struct __mrtr_machine_pick_even;
+#[allow(dead_code)]
+fn pick_even() -> __mrtr_machine_pick_even {
+    __mrtr_machine_pick_even
+}
 #[automatically_derived]
-#[allow(
-    unused_mut,
-    unused_variables,
-    unused_assignments,
-    unreachable_code,
-    clippy::needless_return,
-    clippy::diverging_sub_expression,
-    clippy::let_unit_value,
-    clippy::never_loop
-)]
-impl ::mrtr::__private::Machine for pick_even {
+impl ::mrtr::__private::Machine for __mrtr_machine_pick_even {
     fn fingerprint(&self) -> ::mrtr::__private::Fingerprint {
         ::mrtr::__private::Fingerprint::from_bytes([
             122u8, 104u8, 172u8, 173u8, 221u8, 97u8, 97u8, 165u8, 178u8, 243u8, 206u8,
@@ -55,14 +50,18 @@ impl ::mrtr::__private::Machine for pick_even {
                         __mrtr_private::fail(& __mrtr_channel, error). await {}, }
                     };
                 }
-                let mut __mrtr_slot_0 = ::core::option::Option::None;
-                let mut __mrtr_slot_1 = ::core::option::Option::None;
+                #[allow(unused_mut, unused_assignments)]
+                let mut __mrtr_slot_tries = ::core::option::Option::None;
+                #[allow(unused_mut, unused_assignments)]
+                let mut __mrtr_slot_value_1_1 = ::core::option::Option::None;
+                #[allow(unused_mut, unused_assignments)]
                 let mut __mrtr_witness_0_0 = ::core::option::Option::None;
+                #[allow(unused_mut)]
                 let mut __mrtr_pc: u32 = __mrtr_pc_in;
                 match __mrtr_pc {
                     0 => {}
                     3u32 => {
-                        __mrtr_slot_0 = __mrtr_try!(
+                        __mrtr_slot_tries = __mrtr_try!(
                             __mrtr_private::restore(& __mrtr_frame, "tries")
                         );
                     }
@@ -73,21 +72,26 @@ impl ::mrtr::__private::Machine for pick_even {
                         match __mrtr_private::fail(&__mrtr_channel, __mrtr_error).await {}
                     }
                 }
+                #[allow(unreachable_code, clippy::never_loop)]
                 '__mrtr_machine: loop {
                     match __mrtr_pc {
                         0u32 => {
+                            #[allow(unused_mut)]
                             let mut tries = 0;
+                            #[allow(unreachable_code)]
                             {
-                                __mrtr_slot_0 = ::core::option::Option::Some(tries);
+                                __mrtr_slot_tries = ::core::option::Option::Some(tries);
                                 __mrtr_pc = 1u32;
                                 continue '__mrtr_machine;
                             }
                         }
                         1u32 => {
+                            #[allow(unused_mut, unused_variables)]
                             let mut tries = __mrtr_try!(
-                                __mrtr_private::unslot(& mut __mrtr_slot_0, "tries")
+                                __mrtr_private::unslot(& mut __mrtr_slot_tries, "tries")
                             );
                             tries += 1;
+                            #[allow(unreachable_code, unused_assignments)]
                             {
                                 let __mrtr_question_0 = elicit::form::<
                                     Number,
@@ -95,15 +99,15 @@ impl ::mrtr::__private::Machine for pick_even {
                                 __mrtr_witness_0_0 = ::core::option::Option::Some(
                                     __mrtr_private::answer_type(&__mrtr_question_0),
                                 );
-                                __mrtr_slot_0 = ::core::option::Option::Some(tries);
-                                let mut __mrtr_frame_out = __mrtr_private::Map::new();
+                                __mrtr_slot_tries = ::core::option::Option::Some(tries);
+                                let mut __mrtr_frame_out = __mrtr_private::Frame::new();
                                 __mrtr_try!(
                                     __mrtr_private::keep(& mut __mrtr_frame_out, "tries", &
-                                    __mrtr_slot_0)
+                                    __mrtr_slot_tries)
                                 );
                                 let __mrtr_suspension = __mrtr_private::Suspension::new(
                                         3u32,
-                                        __mrtr_private::Value::Object(__mrtr_frame_out),
+                                        __mrtr_frame_out.into_value(),
                                     )
                                     .ask("number", __mrtr_question_0);
                                 match __mrtr_private::suspend(
@@ -131,30 +135,32 @@ impl ::mrtr::__private::Machine for pick_even {
                                 {
                                     let __mrtr_value_1 = number.value;
                                     {
-                                        {
-                                            __mrtr_slot_1 = ::core::option::Option::Some(
-                                                __mrtr_value_1,
-                                            );
-                                            __mrtr_pc = 2u32;
-                                            continue '__mrtr_machine;
-                                        }
+                                        __mrtr_slot_value_1_1 = ::core::option::Option::Some(
+                                            __mrtr_value_1,
+                                        );
+                                        __mrtr_pc = 2u32;
+                                        continue '__mrtr_machine;
                                     }
                                 };
                             }
+                            #[allow(unreachable_code)]
                             {
                                 __mrtr_pc = 1u32;
                                 continue '__mrtr_machine;
                             }
                         }
                         2u32 => {
-                            let mut tries = __mrtr_try!(
-                                __mrtr_private::unslot(& mut __mrtr_slot_0, "tries")
-                            );
+                            #[allow(unused_mut, unused_variables)]
                             let __mrtr_value_1 = __mrtr_try!(
-                                __mrtr_private::unslot(& mut __mrtr_slot_1,
+                                __mrtr_private::unslot(& mut __mrtr_slot_value_1_1,
                                 "__mrtr_value_1")
                             );
+                            #[allow(unused_mut, unused_variables)]
+                            let mut tries = __mrtr_try!(
+                                __mrtr_private::unslot(& mut __mrtr_slot_tries, "tries")
+                            );
                             let even = __mrtr_value_1;
+                            #[allow(unreachable_code)]
                             return Ok(format!("{even} after {tries} tries"));
                         }
                         _ => {
@@ -175,7 +181,7 @@ impl ::mrtr::__private::Machine for pick_even {
     }
 }
 #[automatically_derived]
-impl ::mrtr::__private::Tool for pick_even {
+impl ::mrtr::__private::Tool for __mrtr_machine_pick_even {
     fn descriptor(&self) -> ::mrtr::__private::ToolDescriptor {
         let mut __mrtr_descriptor = ::mrtr::__private::ToolDescriptor::new(
                 "pick_even",

@@ -1,3 +1,4 @@
+#[doc(hidden)]
 #[allow(non_camel_case_types)]
 #[derive(
     ::core::clone::Clone,
@@ -5,19 +6,13 @@
     ::core::fmt::Debug,
     ::core::default::Default
 )]
-struct order;
+struct __mrtr_machine_order;
+#[allow(dead_code)]
+fn order() -> __mrtr_machine_order {
+    __mrtr_machine_order
+}
 #[automatically_derived]
-#[allow(
-    unused_mut,
-    unused_variables,
-    unused_assignments,
-    unreachable_code,
-    clippy::needless_return,
-    clippy::diverging_sub_expression,
-    clippy::let_unit_value,
-    clippy::never_loop
-)]
-impl ::mrtr::__private::Machine for order {
+impl ::mrtr::__private::Machine for __mrtr_machine_order {
     fn fingerprint(&self) -> ::mrtr::__private::Fingerprint {
         ::mrtr::__private::Fingerprint::from_bytes([
             110u8, 223u8, 28u8, 180u8, 53u8, 164u8, 121u8, 57u8, 127u8, 134u8, 73u8,
@@ -55,22 +50,32 @@ impl ::mrtr::__private::Machine for order {
                         __mrtr_private::fail(& __mrtr_channel, error). await {}, }
                     };
                 }
-                let mut __mrtr_slot_1 = ::core::option::Option::None;
-                let mut __mrtr_slot_2 = ::core::option::Option::None;
-                let mut __mrtr_slot_3 = ::core::option::Option::None;
+                #[allow(unused_mut, unused_variables)]
+                let mut __mrtr_parsed_arguments: ::core::option::Option<OrderArgs> = ::core::option::Option::Some(
+                    __mrtr_try!(__mrtr_private::arguments(__mrtr_arguments)),
+                );
+                #[allow(unused_mut, unused_assignments)]
+                let mut __mrtr_slot_lines = ::core::option::Option::None;
+                #[allow(unused_mut, unused_assignments)]
+                let mut __mrtr_slot_iter_1 = ::core::option::Option::None;
+                #[allow(unused_mut, unused_assignments)]
+                let mut __mrtr_slot_item = ::core::option::Option::None;
+                #[allow(unused_mut, unused_assignments)]
                 let mut __mrtr_witness_0_0 = ::core::option::Option::None;
+                #[allow(unused_mut, unused_assignments)]
                 let mut __mrtr_witness_0_1 = ::core::option::Option::None;
+                #[allow(unused_mut)]
                 let mut __mrtr_pc: u32 = __mrtr_pc_in;
                 match __mrtr_pc {
                     0 => {}
                     4u32 => {
-                        __mrtr_slot_1 = __mrtr_try!(
+                        __mrtr_slot_lines = __mrtr_try!(
                             __mrtr_private::restore(& __mrtr_frame, "lines")
                         );
-                        __mrtr_slot_2 = __mrtr_try!(
+                        __mrtr_slot_iter_1 = __mrtr_try!(
                             __mrtr_private::restore(& __mrtr_frame, "__mrtr_iter_1")
                         );
-                        __mrtr_slot_3 = __mrtr_try!(
+                        __mrtr_slot_item = __mrtr_try!(
                             __mrtr_private::restore(& __mrtr_frame, "item")
                         );
                     }
@@ -81,90 +86,107 @@ impl ::mrtr::__private::Machine for order {
                         match __mrtr_private::fail(&__mrtr_channel, __mrtr_error).await {}
                     }
                 }
+                #[allow(unreachable_code, clippy::never_loop)]
                 '__mrtr_machine: loop {
                     match __mrtr_pc {
                         0u32 => {
+                            #[allow(unused_variables, unused_mut)]
                             let args: OrderArgs = __mrtr_try!(
-                                __mrtr_private::arguments(__mrtr_arguments)
+                                __mrtr_private::reuse_arguments(& mut
+                                __mrtr_parsed_arguments, __mrtr_arguments)
                             );
+                            #[allow(unused_mut)]
                             let mut lines = Vec::new();
-                            let mut __mrtr_iter_1 = __mrtr_private::ForState::new(
+                            #[allow(unused_mut)]
+                            let mut __mrtr_iter_1 = __mrtr_private::loop_state(
                                 args.items,
                             );
+                            #[allow(unreachable_code)]
                             {
-                                __mrtr_slot_1 = ::core::option::Option::Some(lines);
-                                __mrtr_slot_2 = ::core::option::Option::Some(__mrtr_iter_1);
+                                __mrtr_slot_lines = ::core::option::Option::Some(lines);
+                                __mrtr_slot_iter_1 = ::core::option::Option::Some(
+                                    __mrtr_iter_1,
+                                );
                                 __mrtr_pc = 1u32;
                                 continue '__mrtr_machine;
                             }
                         }
                         1u32 => {
+                            #[allow(unused_mut, unused_variables)]
                             let mut __mrtr_iter_1 = __mrtr_try!(
-                                __mrtr_private::unslot(& mut __mrtr_slot_2, "__mrtr_iter_1")
+                                __mrtr_private::unslot(& mut __mrtr_slot_iter_1,
+                                "__mrtr_iter_1")
                             );
-                            match __mrtr_iter_1.next() {
-                                ::core::option::Option::Some(item) => {
-                                    let __mrtr_question_0 = elicit::form::<
-                                        Size,
-                                    >(format!("Size of {item}?"));
-                                    let __mrtr_question_1 = elicit::form::<Extra>("Extra?");
-                                    __mrtr_witness_0_0 = ::core::option::Option::Some(
-                                        __mrtr_private::answer_type(&__mrtr_question_0),
-                                    );
-                                    __mrtr_witness_0_1 = ::core::option::Option::Some(
-                                        __mrtr_private::answer_type(&__mrtr_question_1),
-                                    );
-                                    __mrtr_slot_2 = ::core::option::Option::Some(__mrtr_iter_1);
-                                    __mrtr_slot_3 = ::core::option::Option::Some(item);
-                                    let mut __mrtr_frame_out = __mrtr_private::Map::new();
-                                    __mrtr_try!(
-                                        __mrtr_private::keep(& mut __mrtr_frame_out, "lines", &
-                                        __mrtr_slot_1)
-                                    );
-                                    __mrtr_try!(
-                                        __mrtr_private::keep(& mut __mrtr_frame_out,
-                                        "__mrtr_iter_1", & __mrtr_slot_2)
-                                    );
-                                    __mrtr_try!(
-                                        __mrtr_private::keep(& mut __mrtr_frame_out, "item", &
-                                        __mrtr_slot_3)
-                                    );
-                                    let __mrtr_suspension = __mrtr_private::Suspension::new(
-                                            4u32,
-                                            __mrtr_private::Value::Object(__mrtr_frame_out),
-                                        )
-                                        .ask("size", __mrtr_question_0)
-                                        .ask("extra", __mrtr_question_1);
-                                    match __mrtr_private::suspend(
-                                            &__mrtr_channel,
-                                            __mrtr_suspension,
-                                        )
-                                        .await
-                                    {}
-                                }
-                                ::core::option::Option::None => {
-                                    {
+                            #[allow(unreachable_code)]
+                            {
+                                match __mrtr_iter_1.next() {
+                                    ::core::option::Option::Some(item) => {
+                                        let __mrtr_question_0 = elicit::form::<
+                                            Size,
+                                        >(format!("Size of {item}?"));
+                                        let __mrtr_question_1 = elicit::form::<Extra>("Extra?");
+                                        __mrtr_witness_0_0 = ::core::option::Option::Some(
+                                            __mrtr_private::answer_type(&__mrtr_question_0),
+                                        );
+                                        __mrtr_witness_0_1 = ::core::option::Option::Some(
+                                            __mrtr_private::answer_type(&__mrtr_question_1),
+                                        );
+                                        __mrtr_slot_iter_1 = ::core::option::Option::Some(
+                                            __mrtr_iter_1,
+                                        );
+                                        __mrtr_slot_item = ::core::option::Option::Some(item);
+                                        let mut __mrtr_frame_out = __mrtr_private::Frame::new();
+                                        __mrtr_try!(
+                                            __mrtr_private::keep(& mut __mrtr_frame_out, "lines", &
+                                            __mrtr_slot_lines)
+                                        );
+                                        __mrtr_try!(
+                                            __mrtr_private::keep(& mut __mrtr_frame_out,
+                                            "__mrtr_iter_1", & __mrtr_slot_iter_1)
+                                        );
+                                        __mrtr_try!(
+                                            __mrtr_private::keep(& mut __mrtr_frame_out, "item", &
+                                            __mrtr_slot_item)
+                                        );
+                                        let __mrtr_suspension = __mrtr_private::Suspension::new(
+                                                4u32,
+                                                __mrtr_frame_out.into_value(),
+                                            )
+                                            .ask("size", __mrtr_question_0)
+                                            .ask("extra", __mrtr_question_1);
+                                        match __mrtr_private::suspend(
+                                                &__mrtr_channel,
+                                                __mrtr_suspension,
+                                            )
+                                            .await
+                                        {}
+                                    }
+                                    ::core::option::Option::None => {
+                                        let _ = ();
                                         {
-                                            {
-                                                __mrtr_pc = 2u32;
-                                                continue '__mrtr_machine;
-                                            }
+                                            __mrtr_pc = 2u32;
+                                            continue '__mrtr_machine;
                                         }
-                                    };
-                                    {
-                                        __mrtr_slot_2 = ::core::option::Option::Some(__mrtr_iter_1);
-                                        __mrtr_pc = 3u32;
-                                        continue '__mrtr_machine;
                                     }
                                 }
+                            };
+                            #[allow(unreachable_code)]
+                            {
+                                __mrtr_slot_iter_1 = ::core::option::Option::Some(
+                                    __mrtr_iter_1,
+                                );
+                                __mrtr_pc = 3u32;
+                                continue '__mrtr_machine;
                             }
                         }
                         4u32 => {
-                            let mut lines = __mrtr_try!(
-                                __mrtr_private::unslot(& mut __mrtr_slot_1, "lines")
-                            );
+                            #[allow(unused_mut, unused_variables)]
                             let item = __mrtr_try!(
-                                __mrtr_private::unslot(& mut __mrtr_slot_3, "item")
+                                __mrtr_private::unslot(& mut __mrtr_slot_item, "item")
+                            );
+                            #[allow(unused_mut, unused_variables)]
+                            let mut lines = __mrtr_try!(
+                                __mrtr_private::unslot(& mut __mrtr_slot_lines, "lines")
                             );
                             let (size, extra) = (
                                 __mrtr_try!(
@@ -176,9 +198,12 @@ impl ::mrtr::__private::Machine for order {
                                     __mrtr_witness_0_1)
                                 ),
                             );
-                            lines.push(format!("{item}: {:?} {:?}", size, extra));
                             {
-                                __mrtr_slot_1 = ::core::option::Option::Some(lines);
+                                lines.push(format!("{item}: {:?} {:?}", size, extra));
+                            };
+                            #[allow(unreachable_code)]
+                            {
+                                __mrtr_slot_lines = ::core::option::Option::Some(lines);
                                 __mrtr_pc = 3u32;
                                 continue '__mrtr_machine;
                             }
@@ -188,10 +213,11 @@ impl ::mrtr::__private::Machine for order {
                             continue '__mrtr_machine;
                         }
                         2u32 => {
+                            #[allow(unused_mut, unused_variables)]
                             let mut lines = __mrtr_try!(
-                                __mrtr_private::unslot(& mut __mrtr_slot_1, "lines")
+                                __mrtr_private::unslot(& mut __mrtr_slot_lines, "lines")
                             );
-                            return Ok(lines.join("\n"));
+                            #[allow(unreachable_code)] return Ok(lines.join("\n"));
                         }
                         _ => {
                             let __mrtr_error = __mrtr_private::StepError::Internal(
@@ -211,7 +237,7 @@ impl ::mrtr::__private::Machine for order {
     }
 }
 #[automatically_derived]
-impl ::mrtr::__private::Tool for order {
+impl ::mrtr::__private::Tool for __mrtr_machine_order {
     fn descriptor(&self) -> ::mrtr::__private::ToolDescriptor {
         let mut __mrtr_descriptor = ::mrtr::__private::ToolDescriptor::new(
                 "order",

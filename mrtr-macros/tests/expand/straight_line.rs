@@ -1,4 +1,4 @@
-/// Current weather for a location.
+#[doc(hidden)]
 #[allow(non_camel_case_types)]
 #[derive(
     ::core::clone::Clone,
@@ -6,19 +6,14 @@
     ::core::fmt::Debug,
     ::core::default::Default
 )]
-struct get_weather;
+struct __mrtr_machine_get_weather;
+/// Current weather for a location.
+#[allow(dead_code)]
+fn get_weather() -> __mrtr_machine_get_weather {
+    __mrtr_machine_get_weather
+}
 #[automatically_derived]
-#[allow(
-    unused_mut,
-    unused_variables,
-    unused_assignments,
-    unreachable_code,
-    clippy::needless_return,
-    clippy::diverging_sub_expression,
-    clippy::let_unit_value,
-    clippy::never_loop
-)]
-impl ::mrtr::__private::Machine for get_weather {
+impl ::mrtr::__private::Machine for __mrtr_machine_get_weather {
     fn fingerprint(&self) -> ::mrtr::__private::Fingerprint {
         ::mrtr::__private::Fingerprint::from_bytes([
             232u8, 245u8, 248u8, 212u8, 93u8, 100u8, 187u8, 168u8, 3u8, 15u8, 36u8, 65u8,
@@ -57,13 +52,20 @@ impl ::mrtr::__private::Machine for get_weather {
                     };
                 }
                 let cx: &Context = __mrtr_cx;
-                let mut __mrtr_slot_1 = ::core::option::Option::None;
+                #[allow(unused_mut, unused_variables)]
+                let mut __mrtr_parsed_arguments: ::core::option::Option<WeatherArgs> = ::core::option::Option::Some(
+                    __mrtr_try!(__mrtr_private::arguments(__mrtr_arguments)),
+                );
+                #[allow(unused_mut, unused_assignments)]
+                let mut __mrtr_slot_forecast = ::core::option::Option::None;
+                #[allow(unused_mut, unused_assignments)]
                 let mut __mrtr_witness_0_0 = ::core::option::Option::None;
+                #[allow(unused_mut)]
                 let mut __mrtr_pc: u32 = __mrtr_pc_in;
                 match __mrtr_pc {
                     0 => {}
                     1u32 => {
-                        __mrtr_slot_1 = __mrtr_try!(
+                        __mrtr_slot_forecast = __mrtr_try!(
                             __mrtr_private::restore(& __mrtr_frame, "forecast")
                         );
                     }
@@ -74,16 +76,20 @@ impl ::mrtr::__private::Machine for get_weather {
                         match __mrtr_private::fail(&__mrtr_channel, __mrtr_error).await {}
                     }
                 }
+                #[allow(unreachable_code, clippy::never_loop)]
                 '__mrtr_machine: loop {
                     match __mrtr_pc {
                         0u32 => {
+                            #[allow(unused_variables, unused_mut)]
                             let args: WeatherArgs = __mrtr_try!(
-                                __mrtr_private::arguments(__mrtr_arguments)
+                                __mrtr_private::reuse_arguments(& mut
+                                __mrtr_parsed_arguments, __mrtr_arguments)
                             );
                             let forecast = cx
                                 .state::<Forecasts>()
                                 .today(&args.location)
                                 .await?;
+                            #[allow(unreachable_code, unused_assignments)]
                             {
                                 let __mrtr_question_0 = elicit::form::<
                                     Login,
@@ -91,15 +97,17 @@ impl ::mrtr::__private::Machine for get_weather {
                                 __mrtr_witness_0_0 = ::core::option::Option::Some(
                                     __mrtr_private::answer_type(&__mrtr_question_0),
                                 );
-                                __mrtr_slot_1 = ::core::option::Option::Some(forecast);
-                                let mut __mrtr_frame_out = __mrtr_private::Map::new();
+                                __mrtr_slot_forecast = ::core::option::Option::Some(
+                                    forecast,
+                                );
+                                let mut __mrtr_frame_out = __mrtr_private::Frame::new();
                                 __mrtr_try!(
                                     __mrtr_private::keep(& mut __mrtr_frame_out, "forecast", &
-                                    __mrtr_slot_1)
+                                    __mrtr_slot_forecast)
                                 );
                                 let __mrtr_suspension = __mrtr_private::Suspension::new(
                                         1u32,
-                                        __mrtr_private::Value::Object(__mrtr_frame_out),
+                                        __mrtr_frame_out.into_value(),
                                     )
                                     .ask("github_login", __mrtr_question_0);
                                 match __mrtr_private::suspend(
@@ -111,11 +119,15 @@ impl ::mrtr::__private::Machine for get_weather {
                             }
                         }
                         1u32 => {
+                            #[allow(unused_variables, unused_mut)]
                             let args: WeatherArgs = __mrtr_try!(
-                                __mrtr_private::arguments(__mrtr_arguments)
+                                __mrtr_private::reuse_arguments(& mut
+                                __mrtr_parsed_arguments, __mrtr_arguments)
                             );
+                            #[allow(unused_mut, unused_variables)]
                             let forecast = __mrtr_try!(
-                                __mrtr_private::unslot(& mut __mrtr_slot_1, "forecast")
+                                __mrtr_private::unslot(& mut __mrtr_slot_forecast,
+                                "forecast")
                             );
                             let github_login = __mrtr_try!(
                                 __mrtr_private::answer(& mut __mrtr_answers, "github_login",
@@ -124,6 +136,7 @@ impl ::mrtr::__private::Machine for get_weather {
                             let Answer::Accept(login) = github_login else {
                                 return Ok("No login given, nothing personalised.".into());
                             };
+                            #[allow(unreachable_code)]
                             return Ok(
                                 format!(
                                     "{}: {forecast} (for {})", args.location, login.name
@@ -148,7 +161,7 @@ impl ::mrtr::__private::Machine for get_weather {
     }
 }
 #[automatically_derived]
-impl ::mrtr::__private::Tool for get_weather {
+impl ::mrtr::__private::Tool for __mrtr_machine_get_weather {
     fn descriptor(&self) -> ::mrtr::__private::ToolDescriptor {
         let mut __mrtr_descriptor = ::mrtr::__private::ToolDescriptor::new(
                 "get_weather",
