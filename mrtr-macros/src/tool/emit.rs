@@ -274,9 +274,9 @@ impl Emitter<'_> {
                     .collect();
                 // `mut` may be used only in a later block, where the value is taken out of its
                 // slot again: this block alone would warn of an unused `mut` the source has not.
-                let crosses = declares.iter().any(|id| {
-                    self.program.bindings[*id].mutable && live_out.contains(id)
-                });
+                let crosses = declares
+                    .iter()
+                    .any(|id| self.program.bindings[*id].mutable && live_out.contains(id));
                 let attrs = match crosses {
                     true => quote!(#attrs #[allow(unused_mut)]),
                     false => attrs.clone(),

@@ -300,7 +300,9 @@ fn lints(function: &ItemFn) -> Vec<&syn::Attribute> {
 
 /// Refuses the attributes that would wrap or change a function, which the tool no longer is.
 fn check_attributes(function: &ItemFn, what: &str, errors: &mut Errors) {
-    let known = ["doc", "cfg", "cfg_attr", "allow", "warn", "deny", "forbid", "expect"];
+    let known = [
+        "doc", "cfg", "cfg_attr", "allow", "warn", "deny", "forbid", "expect",
+    ];
     for attr in &function.attrs {
         if !known.iter().any(|name| attr.path().is_ident(name)) {
             errors.spanned(attr, format!("only doc comments, `#[cfg]` and lint attributes (`#[allow]`, `#[expect]`, ..) can go on a #[mrtr::{what}] function: it becomes a resumable machine, so an attribute that wraps or rewrites the function would not see its code; put this attribute on a function the body calls"));
@@ -466,9 +468,11 @@ fn unlowered(function: &ItemFn, krate: &Path) -> TokenStream {
     function.sig.ident = quote::format_ident!("__mrtr_unlowered_{}", function.sig.ident);
     Placeholders(krate).visit_block_mut(&mut function.block);
     function.attrs.retain(|attr| {
-        ["cfg", "cfg_attr", "allow", "warn", "deny", "forbid", "expect"]
-            .iter()
-            .any(|name| attr.path().is_ident(name))
+        [
+            "cfg", "cfg_attr", "allow", "warn", "deny", "forbid", "expect",
+        ]
+        .iter()
+        .any(|name| attr.path().is_ident(name))
     });
     quote! {
         #[allow(dead_code, unused, unreachable_code, clippy::all)]

@@ -144,6 +144,7 @@ pub(crate) fn leftmost_child(expr: &mut Expr) -> Option<&mut Expr> {
         Expr::Index(index) => Some(&mut index.expr),
         Expr::Let(expr_let) => Some(&mut expr_let.expr),
         Expr::Return(inner) => inner.expr.as_deref_mut(),
+        Expr::Range(range) => range.start.as_deref_mut(),
         // `x = ask!(..)`, `total += ask!(..)`: a plain place evaluates nothing before the value.
         Expr::Assign(assign) if is_place(&assign.left) => Some(&mut assign.right),
         Expr::Binary(binary) => {

@@ -1,0 +1,429 @@
+//! Bodies that the first lowering compiled wrongly or refused (issue 12), each driven through
+//! the harness with every state sealed and opened, and compared with what the same function
+//! computes run straight through. The expected strings are the straight-line results.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use mrtr::testing::{Harness, Round, answer};
+use mrtr::{Context, Form, ToolError, elicit};
+use serde_json::{Value, json};
+
+#[derive(Form, Debug)]
+struct Number {
+    value: i64,
+}
+
+fn number(value: i64) -> Value {
+    answer::accept(json!({ "value": value }))
+}
+
+/// Runs a flow to its end, answering each round's questions from `script` in order.
+async fn run(harness: &Harness, arguments: Value, script: &[Value]) -> Round {
+    let mut round = harness.call(arguments).await;
+    let mut script = script.iter();
+    while round.is_input_required() {
+        let keys = round.keys();
+        let answers: Vec<(String, Value)> = keys
+            .into_iter()
+            .map(|key| {
+                (
+                    key,
+                    script.next().expect("the script has an answer").clone(),
+                )
+            })
+            .collect();
+        round = round
+            .answer(
+                answers
+                    .iter()
+                    .map(|(key, value)| (key.as_str(), value.clone())),
+            )
+            .await;
+    }
+    assert!(script.next().is_none(), "the flow asked less than scripted");
+    round
+}
+
+async fn text(tool: impl mrtr::Tool, arguments: Value, script: &[Value]) -> String {
+    run(&Harness::tool(tool), arguments, script).await.text()
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Flag {
+    flag: bool,
+}
+
+// ---------------------------------------------------------------- 1. shadowing
+
+/// An inner `x` in the arm that completes in place must not overwrite the outer `x`.
+#[mrtr::tool]
+async fn shadow_in_an_arm(args: Flag) -> Result<String, ToolError> {
+    let x = 1;
+    let r = if args.flag {
+        let x = 2;
+        x * 10
+    } else {
+        ask!(n = elicit::form::<Number>("n?")).accepted()?.value
+    };
+    Ok(format!("{x} {r}"))
+}
+
+/// The everyday `if let Some(name) = &name`, with the ask in the `else`.
+#[mrtr::tool]
+async fn shadow_by_if_let(args: Flag) -> Result<String, ToolError> {
+    let name: Option<String> = args.flag.then(|| "ada".to_owned());
+    let greeting = if let Some(name) = &name {
+        format!("hi {name}")
+    } else {
+        let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
+        format!("hello {n}")
+    };
+    Ok(format!("{greeting} {}", name.is_some()))
+}
+
+/// Inner bindings in a block that asks, in a resume block, and in a loop body.
+#[mrtr::tool]
+async fn shadow_around_asks() -> Result<String, ToolError> {
+    let x = 5;
+    let y = String::from("outer");
+    {
+        let x = String::from("inner");
+        let a = ask!(elicit::form::<Number>("a?")).accepted()?.value;
+        let _ = (x, a);
+    }
+    let r = if x > 0 {
+        let b = ask!(elicit::form::<Number>("b?")).accepted()?.value;
+        let y = b + 100;
+        y
+    } else {
+        0
+    };
+    let mut total = 0;
+    for i in 0..2 {
+        let x = i * 1000;
+        let c = ask!(elicit::form::<Number>("c?")).accepted()?.value;
+        total += x + c;
+    }
+    Ok(format!("{x} {y} {r} {total}"))
+}
+
+/// A match arm whose pattern re-binds a name, and a same-scope `let x = x + ..`.
+#[mrtr::tool]
+async fn shadow_in_a_match(args: Flag) -> Result<String, ToolError> {
+    let v = 3;
+    let v = v + 1;
+    let pick = if args.flag { Some(7) } else { None };
+    let got = match pick {
+        Some(v) => v * 2,
+        None => ask!(v = elicit::form::<Number>("v?")).accepted()?.value,
+    };
+    Ok(format!("{v} {got}"))
+}
+
+#[tokio::test]
+async fn shadowing_never_replaces_a_kept_value() {
+    assert_eq!(
+        text(shadow_in_an_arm, json!({"flag": true}), &[]).await,
+        "1 20"
+    );
+    assert_eq!(
+        text(shadow_in_an_arm, json!({"flag": false}), &[number(7)]).await,
+        "1 7"
+    );
+    assert_eq!(
+        text(shadow_by_if_let, json!({"flag": true}), &[]).await,
+        "hi ada true"
+    );
+    assert_eq!(
+        text(shadow_by_if_let, json!({"flag": false}), &[number(4)]).await,
+        "hello 4 false"
+    );
+    let script = [number(1), number(2), number(3), number(4)];
+    assert_eq!(
+        text(shadow_around_asks, json!({}), &script).await,
+        "5 outer 102 1007"
+    );
+    assert_eq!(
+        text(shadow_in_a_match, json!({"flag": true}), &[]).await,
+        "4 14"
+    );
+    assert_eq!(
+        text(shadow_in_a_match, json!({"flag": false}), &[number(9)]).await,
+        "4 9"
+    );
+}
+
+// ---------------------------------------------------------------- 2. values JSON writes as null
+
+#[derive(serde::Serialize, serde::Deserialize, Debug)]
+struct Unit;
+
+#[mrtr::tool]
+async fn awkward_values() -> Result<String, ToolError> {
+    let none: Option<u8> = None;
+    let unit = ();
+    let marker = Unit;
+    let null = Value::Null;
+    let (nan, inf, minus_inf, minus_zero) = (f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -0.0f64);
+    let (big, huge, letter) = (u64::MAX, i128::MIN, 'é');
+    let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
+    Ok(format!(
+        "{none:?} {unit:?} {marker:?} {null} {nan:?} {inf:?} {minus_inf:?} {minus_zero:?} {big} {huge} {letter} {n}"
+    ))
+}
+
+#[tokio::test]
+async fn every_kept_value_comes_back_exactly() {
+    assert_eq!(
+        text(awkward_values, json!({}), &[number(1)]).await,
+        format!(
+            "None () Unit null NaN inf -inf -0.0 {} {} é 1",
+            u64::MAX,
+            i128::MIN
+        )
+    );
+}
+
+// ---------------------------------------------------------------- 3. uses liveness must see
+
+#[mrtr::tool]
+#[allow(non_snake_case)]
+async fn hidden_uses() -> Result<String, ToolError> {
+    let width = 7;
+    let prec = 2;
+    let N = 3;
+    let base = 10;
+    let out = loop {
+        let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
+        if n > 0 {
+            break base + n;
+        }
+    };
+    Ok(format!("[{:width$.prec$}] {N} {out}", 1.5))
+}
+
+#[tokio::test]
+async fn uses_in_break_values_format_specs_and_capitalised_names_are_seen() {
+    assert_eq!(
+        text(hidden_uses, json!({}), &[number(0), number(5)]).await,
+        "[   1.50] 3 15"
+    );
+}
+
+// ---------------------------------------------------------------- 5. items in the body
+
+#[mrtr::tool]
+async fn items_in_the_body() -> Result<String, ToolError> {
+    use std::fmt::Write as _;
+    const LIMIT: i64 = 3;
+    fn double(n: i64) -> i64 {
+        n * 2
+    }
+    let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
+    let mut out = String::new();
+    write!(out, "{}", double(LIMIT) + n).map_err(|error| ToolError::new(error.to_string()))?;
+    Ok(out)
+}
+
+#[tokio::test]
+async fn items_are_visible_after_an_ask() {
+    assert_eq!(text(items_in_the_body, json!({}), &[number(1)]).await, "7");
+}
+
+// ---------------------------------------------------------------- 6. diverging code
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Skip {
+    skip: bool,
+}
+
+#[mrtr::tool]
+async fn guard_clause(args: Skip) -> Result<String, ToolError> {
+    let n = if args.skip {
+        return Ok("skipped".into());
+    } else {
+        ask!(n = elicit::form::<Number>("n?")).accepted()?.value
+    };
+    Ok(format!("got {n}"))
+}
+
+macro_rules! bail {
+    ($message:expr) => {
+        return Err(ToolError::new($message))
+    };
+}
+
+#[mrtr::tool]
+async fn ends_in_a_macro_that_returns() -> Result<String, ToolError> {
+    let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
+    if n > 0 {
+        return Ok(format!("positive {n}"));
+    }
+    bail!("not positive");
+}
+
+#[tokio::test]
+async fn diverging_arms_and_endings_type_check_and_run() {
+    assert_eq!(
+        text(guard_clause, json!({"skip": true}), &[]).await,
+        "skipped"
+    );
+    assert_eq!(
+        text(guard_clause, json!({"skip": false}), &[number(2)]).await,
+        "got 2"
+    );
+    let harness = Harness::tool(ends_in_a_macro_that_returns);
+    assert_eq!(
+        run(&harness, json!({}), &[number(3)]).await.text(),
+        "positive 3"
+    );
+    let refused = run(&harness, json!({}), &[number(-1)]).await;
+    assert!(refused.is_error());
+    assert_eq!(refused.text(), "not positive");
+}
+
+// ---------------------------------------------------------------- 7. annotated context lookups
+
+struct Greeting(String);
+
+#[mrtr::tool]
+async fn annotated_lookup(cx: &Context) -> Result<String, ToolError> {
+    let greeting: &Greeting = cx.state();
+    let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
+    Ok(format!("{} {n}", greeting.0))
+}
+
+#[tokio::test]
+async fn a_context_lookup_keeps_its_annotation_where_it_is_rebuilt() {
+    let harness = Harness::builder_for_tool(annotated_lookup)
+        .state(Greeting("hey".into()))
+        .build();
+    assert_eq!(run(&harness, json!({}), &[number(2)]).await.text(), "hey 2");
+}
+
+// ---------------------------------------------------------------- 9. arguments checked first
+
+static SIDE_EFFECTS: AtomicUsize = AtomicUsize::new(0);
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Count {
+    count: u8,
+}
+
+#[mrtr::tool]
+async fn arguments_used_late(args: Count) -> Result<String, ToolError> {
+    SIDE_EFFECTS.fetch_add(1, Ordering::SeqCst);
+    let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
+    Ok(format!("{} {n}", args.count))
+}
+
+#[tokio::test]
+async fn invalid_arguments_are_refused_before_any_code_runs() {
+    let harness = Harness::tool(arguments_used_late);
+    let refused = harness.call(json!({"count": 300})).await;
+    assert!(refused.is_error(), "{}", refused.response());
+    assert!(!refused.is_input_required());
+    assert_eq!(SIDE_EFFECTS.load(Ordering::SeqCst), 0, "no code ran");
+    assert_eq!(
+        run(&harness, json!({"count": 3}), &[number(1)])
+            .await
+            .text(),
+        "3 1"
+    );
+}
+
+// ---------------------------------------------------------------- 10-12. for loops
+
+#[mrtr::tool]
+async fn for_loops() -> Result<String, ToolError> {
+    let mut out = String::new();
+    for letter in 'a'..='b' {
+        let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
+        out.push_str(&format!("{letter}{n} "));
+    }
+    for word in vec!["x".to_owned(), "y".to_owned()] {
+        let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
+        out.push_str(&format!("{word}{n} "));
+    }
+    for i in ask!(start = elicit::form::<Number>("from?"))
+        .accepted()?
+        .value..3
+    {
+        out.push_str(&format!("{i}"));
+    }
+    Ok(out)
+}
+
+#[tokio::test]
+async fn for_loops_over_chars_collections_and_an_asked_bound() {
+    let script = [number(1), number(2), number(3), number(4), number(0)];
+    assert_eq!(text(for_loops, json!({}), &script).await, "a1 b2 x3 y4 012");
+}
+
+// ---------------------------------------------------------------- 11. inference in source order
+
+#[mrtr::tool]
+async fn typed_in_the_first_arm(args: Flag) -> Result<String, ToolError> {
+    let mut items = Vec::new();
+    if args.flag {
+        let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
+        items.push(n);
+    } else {
+        items.push(0);
+    }
+    let total: i64 = items.iter().sum();
+    Ok(format!("{total}"))
+}
+
+#[tokio::test]
+async fn a_type_fixed_in_one_arm_is_known_in_the_next() {
+    assert_eq!(
+        text(typed_in_the_first_arm, json!({"flag": true}), &[number(5)]).await,
+        "5"
+    );
+    assert_eq!(
+        text(typed_in_the_first_arm, json!({"flag": false}), &[]).await,
+        "0"
+    );
+}
+
+// ---------------------------------------------------------------- 13. attributes
+
+#[mrtr::tool]
+#[cfg(all())]
+#[allow(clippy::let_and_return)]
+async fn with_attributes() -> Result<String, ToolError> {
+    let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
+    let out = format!("{n}");
+    Ok(out)
+}
+
+#[mrtr::tool]
+#[cfg(any())]
+async fn compiled_out() -> Result<String, ToolError> {
+    Ok(missing_function())
+}
+
+#[tokio::test]
+async fn cfg_and_lint_attributes_are_forwarded() {
+    assert_eq!(text(with_attributes, json!({}), &[number(8)]).await, "8");
+}
+
+// ---------------------------------------------------------------- 16. a local named like the tool
+
+#[mrtr::tool]
+async fn order() -> Result<String, ToolError> {
+    let order = ask!(elicit::form::<Number>("How many?")).accepted()?.value;
+    let confirm = ask!(elicit::form::<Number>("Sure?")).accepted()?.value;
+    Ok(format!("{order} x{confirm}"))
+}
+
+#[tokio::test]
+async fn a_local_may_share_the_tools_name() {
+    let first = Harness::tool(order).call(json!({})).await;
+    first.assert_asks(["order"]);
+    assert_eq!(
+        text(order, json!({}), &[number(2), number(1)]).await,
+        "2 x1"
+    );
+}
