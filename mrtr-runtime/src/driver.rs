@@ -58,6 +58,11 @@ pub fn fail(channel: &Channel, error: StepError) -> Pending<Infallible> {
     pending()
 }
 
+/// The type of the machine's own loop, which never ends by `break`. A `break` hidden in another
+/// macro's expansion inside a loop that asks would end it; rustc then names this type.
+#[derive(Debug)]
+pub enum BreakInsideAnotherMacroCannotLeaveALoopThatAsks {}
+
 /// Pins the body future's output to the machine function's return type, so the author's
 /// `return` and `?` are checked against the type they wrote.
 pub fn body<R>(future: impl Future<Output = R>) -> impl Future<Output = R> {

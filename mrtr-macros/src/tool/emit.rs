@@ -163,8 +163,10 @@ impl Emitter<'_> {
                     match __mrtr_private::fail(&__mrtr_channel, __mrtr_error).await {}
                 }
             }
+            // The machine only leaves its loop by suspending or returning: a `break` that
+            // reaches it (from inside another macro's expansion) fails to type-check here.
             #[allow(unreachable_code, clippy::never_loop)]
-            #label: loop {
+            let __mrtr_stopped: __mrtr_private::BreakInsideAnotherMacroCannotLeaveALoopThatAsks = #label: loop {
                 match __mrtr_pc {
                     #(#blocks)*
                     _ => {
@@ -172,7 +174,9 @@ impl Emitter<'_> {
                         match __mrtr_private::fail(&__mrtr_channel, __mrtr_error).await {}
                     }
                 }
-            }
+            };
+            #[allow(unreachable_code)]
+            match __mrtr_stopped {}
         }
     }
 

@@ -282,7 +282,11 @@ impl<'e> Lowerer<'e> {
         // Without a tail, the last statement decides the value: `()` if it completes, none
         // if it diverges. Wrapped as `{ last }`, rustc decides it exactly as for the source.
         let last = match (tail, rest.last()) {
-            (None, Some(last)) if !matches!(dest, Dest::Discard) && !stmt_asks(last) => rest.pop(),
+            (None, Some(last))
+                if !matches!(dest, Dest::Discard) && !stmt_asks(last) && !diverges(last) =>
+            {
+                rest.pop()
+            }
             _ => None,
         };
         for stmt in &rest {

@@ -87,7 +87,7 @@ impl ::mrtr::__private::Machine for __mrtr_machine_order {
                     }
                 }
                 #[allow(unreachable_code, clippy::never_loop)]
-                '__mrtr_machine: loop {
+                let __mrtr_stopped: __mrtr_private::BreakInsideAnotherMacroCannotLeaveALoopThatAsks = '__mrtr_machine: loop {
                     match __mrtr_pc {
                         0u32 => {
                             #[allow(unused_variables, unused_mut)]
@@ -228,7 +228,8 @@ impl ::mrtr::__private::Machine for __mrtr_machine_order {
                             {}
                         }
                     }
-                }
+                };
+                #[allow(unreachable_code)] match __mrtr_stopped {}
             });
             let __mrtr_ended = __mrtr_private::drive(__mrtr_body, &__mrtr_channel)
                 .await?;
