@@ -13,7 +13,12 @@ const DEFAULT_SEED: u64 = 0x6d72_7472_2026;
 const DEFAULT_CASES: u64 = 300;
 
 fn main() {
-    for var in ["MRTR_DIFF_CASES", "MRTR_DIFF_SEED", "MRTR_DIFF_FEATURES"] {
+    for var in [
+        "MRTR_DIFF_CASES",
+        "MRTR_DIFF_SEED",
+        "MRTR_DIFF_FEATURES",
+        "MRTR_DIFF_BODIES",
+    ] {
         println!("cargo:rerun-if-env-changed={var}");
     }
     println!("cargo:rerun-if-changed=gen/generator.rs");
@@ -22,7 +27,16 @@ fn main() {
     let seed = number("MRTR_DIFF_SEED").unwrap_or(DEFAULT_SEED);
     let spec = env::var("MRTR_DIFF_FEATURES").unwrap_or_default();
     let features = generator::Features::parse(&spec).unwrap_or_else(|error| panic!("{error}"));
-    let cases = generator::cases(seed, count, &features);
+    let cases = match env::var("MRTR_DIFF_BODIES") {
+        // Hand-written bodies (for minimizing a finding): separated by `// ----` lines.
+        Ok(path) if !path.is_empty() => {
+            println!("cargo:rerun-if-changed={path}");
+            let text = std::fs::read_to_string(&path)
+                .unwrap_or_else(|error| panic!("MRTR_DIFF_BODIES={path}: {error}"));
+            generator::written_cases(&text, seed)
+        }
+        _ => generator::cases(seed, count, &features),
+    };
     let source = generator::emit_cases(&cases, seed, &features);
     let out = env::var("OUT_DIR").expect("cargo sets OUT_DIR");
     std::fs::write(Path::new(&out).join("cases.rs"), source).expect("OUT_DIR is writable");

@@ -11,36 +11,103 @@ use std::fmt::Write as _;
 /// A feature is off by default only when today's lowering fails on it (see FINDINGS.md).
 pub const FEATURES: &[(&str, bool, &str)] = &[
     ("if", true, "if / else, value-producing if, if let"),
-    ("match", true, "match with binding patterns, value-producing match"),
+    (
+        "match",
+        true,
+        "match with binding patterns, value-producing match",
+    ),
     ("loop", true, "loop with a counter guard"),
-    ("while", true, "while with a counter, or with an ask in the condition"),
+    (
+        "while",
+        true,
+        "while with a counter, or with an ask in the condition",
+    ),
     ("while_let", true, "while let over a popped Vec or an ask"),
     ("for_range", true, "for over a bounded range"),
     ("for_vec", true, "for over a Vec (of i64 or of structs)"),
-    ("labels", true, "labelled loops, labelled break/continue to an outer loop"),
-    ("label_block", true, "labelled blocks without asks, break with a value"),
-    ("break_value", true, "value-producing loops: let r = loop { .. break v }"),
+    (
+        "labels",
+        true,
+        "labelled loops, labelled break/continue to an outer loop",
+    ),
+    (
+        "label_block",
+        true,
+        "labelled blocks without asks, break with a value",
+    ),
+    (
+        "break_value",
+        false,
+        "value-producing loops: let r = loop { .. break v }",
+    ),
     ("continue", true, "continue (plain and labelled)"),
     ("block", true, "plain { } blocks, value-producing blocks"),
-    ("shadow", true, "names reused: shadowing in the same and inner scopes"),
+    (
+        "shadow_same",
+        false,
+        "a name re-bound in the same scope (let x = ..; let x = ..;)",
+    ),
+    (
+        "shadow_inner",
+        false,
+        "a name re-bound in an inner scope: a block, an arm, a pattern, a loop body",
+    ),
     ("return", true, "early return of Ok and Err"),
     ("try", true, "? on a helper's Result away from asks"),
     ("let_else", true, "let .. else { diverge }"),
-    ("null_values", true, "kept values that serialize to JSON null: None, (), unit struct, NaN, inf"),
-    ("awkward", true, "u64::MAX, i128 beyond 64 bits, -0.0, char, nested enums, Vec of structs"),
+    (
+        "null_values",
+        false,
+        "kept values that serialize to JSON null: None, (), unit struct, NaN, inf",
+    ),
+    (
+        "awkward",
+        true,
+        "u64::MAX, i128 beyond 64 bits, -0.0, char, nested enums, Vec of structs",
+    ),
+    ("i128", false, "i128 values beyond the 64-bit range"),
     ("inference", true, "lets without type annotations"),
-    ("inline_capture", true, "format!(\"{x:?}\") captures in traces"),
-    ("width_capture", true, "format!(\"{:>w$?}\", ..) width captured from a local"),
-    ("caps", true, "capitalised local names"),
-    ("items", true, "use/const items at the top of the body, used after asks"),
-    ("diverge", true, "value-producing arms that end in return/continue/break"),
+    (
+        "inline_capture",
+        true,
+        "format!(\"{x:?}\") captures in traces",
+    ),
+    (
+        "width_capture",
+        false,
+        "format!(\"{:>w$?}\", ..) width captured from a local",
+    ),
+    ("caps", false, "capitalised local names"),
+    (
+        "items",
+        false,
+        "use/const items at the top of the body, used after asks",
+    ),
+    (
+        "diverge",
+        false,
+        "value-producing arms that end in return/continue/break",
+    ),
     ("batch", true, "let (a, b) = ask!(a = .., b = ..)"),
     ("recheck", true, "ask!(recheck()) state-only rounds"),
-    ("ask_cond", true, "ask! in if / while conditions (incl. if let / while let)"),
+    (
+        "ask_cond",
+        true,
+        "ask! in if / while conditions (incl. if let / while let)",
+    ),
     ("ask_scrutinee", true, "ask! as a match scrutinee"),
-    ("ask_receiver", true, "ask! as a method receiver (.is_accepted(), .ok().map(..))"),
+    (
+        "ask_receiver",
+        true,
+        "ask! as a method receiver (.is_accepted(), .ok().map(..))",
+    ),
     ("ask_try", true, "ask!(..).accepted()? and check(ask!(..))?"),
     ("ask_stmt", true, "ask! as a statement"),
+    (
+        "ask_nested",
+        true,
+        "ask! as the first element of a tuple or the first argument of Some(..)",
+    ),
     ("ask_assign", true, "x = ask!(..)..., x ^= ask!(..)..."),
 ];
 
@@ -298,24 +365,54 @@ impl<'f> Gen<'f> {
     }
 
     fn declare(&mut self, name: &str, ty: Ty, mutable: bool) {
-        self.scopes
-            .last_mut()
-            .expect("a scope")
-            .push(Var { name: name.to_owned(), ty, mutable });
+        self.scopes.last_mut().expect("a scope").push(Var {
+            name: name.to_owned(),
+            ty,
+            mutable,
+        });
     }
 
-    fn name_for_binding(&mut self) -> String {
-        if self.f.on("shadow") && self.rng.chance(80) {
-            if self.f.on("caps") && self.rng.chance(10) {
-                return "Q".to_owned();
+    /// A name for a new binding: often a reused name from a small pool. Reusing one that is
+    /// visible in the current scope needs `shadow_same`, one visible from an outer scope needs
+    /// `shadow_inner` (`inner`: the binding is a pattern of an arm or loop, whose scope is
+    /// not open yet); names of sibling scopes are always reused.
+    fn name_for(&mut self, inner: bool) -> String {
+        if self.rng.chance(80) {
+            let name = if self.f.on("caps") && self.rng.chance(10) {
+                "Q".to_owned()
+            } else {
+                (*self.rng.pick(POOL)).to_owned()
+            };
+            let current = !inner
+                && self
+                    .scopes
+                    .last()
+                    .is_some_and(|scope| scope.iter().any(|v| v.name == name));
+            let visible = self.visible().iter().any(|v| v.name == name);
+            let allowed = if current {
+                self.f.on("shadow_same")
+            } else if visible {
+                self.f.on("shadow_inner")
+            } else {
+                true
+            };
+            if allowed {
+                return name;
             }
-            return (*self.rng.pick(POOL)).to_owned();
         }
         let name = self.fresh_name("n");
         if self.f.on("caps") && self.rng.chance(10) {
             return name.to_uppercase();
         }
         name
+    }
+
+    fn name_for_binding(&mut self) -> String {
+        self.name_for(false)
+    }
+
+    fn name_for_pattern(&mut self) -> String {
+        self.name_for(true)
     }
 
     fn read(&self, var: &Var) -> String {
@@ -331,7 +428,10 @@ impl<'f> Gen<'f> {
     fn value_types(&self) -> Vec<Ty> {
         let mut tys = vec![Ty::I64, Ty::I64, Ty::Bool, Ty::Str, Ty::OptI64, Ty::VecI64];
         if self.f.on("awkward") {
-            tys.extend([Ty::F64, Ty::U64, Ty::I128, Ty::Char, Ty::Outer, Ty::Items]);
+            tys.extend([Ty::F64, Ty::U64, Ty::Char, Ty::Outer, Ty::Items]);
+        }
+        if self.f.on("i128") {
+            tys.push(Ty::I128);
         }
         if self.f.on("null_values") {
             tys.extend([Ty::Unit, Ty::Marker, Ty::F64]);
@@ -346,7 +446,11 @@ impl<'f> Gen<'f> {
 
     fn lit_i64(&mut self) -> String {
         let v = self.rng.range(-4, 12);
-        if v < 0 { format!("({v}i64)") } else { format!("{v}i64") }
+        if v < 0 {
+            format!("({v}i64)")
+        } else {
+            format!("{v}i64")
+        }
     }
 
     fn expr(&mut self, ty: Ty, depth: u32) -> String {
@@ -431,7 +535,10 @@ impl<'f> Gen<'f> {
                 }
             },
             Ty::Str => match self.rng.below(if deep { 4 } else { 1 }) {
-                0 => format!("String::from(\"{}\")", self.rng.pick(&["", "s", "ab", "héllo"])),
+                0 => format!(
+                    "String::from(\"{}\")",
+                    self.rng.pick(&["", "s", "ab", "héllo"])
+                ),
                 1 => {
                     let a = self.expr(Ty::I64, depth + 1);
                     format!("format!(\"<{{}}>\", {a})")
@@ -468,7 +575,10 @@ impl<'f> Gen<'f> {
                 }
             }
             Ty::U64 => match self.rng.below(if deep { 3 } else { 1 }) {
-                0 => (*self.rng.pick(&["u64::MAX", "0u64", "18446744073709551614u64", "7u64"])).to_owned(),
+                0 => (*self
+                    .rng
+                    .pick(&["u64::MAX", "0u64", "18446744073709551614u64", "7u64"]))
+                .to_owned(),
                 1 => {
                     let a = self.expr(Ty::U64, depth + 1);
                     format!("{a}.wrapping_add({})", self.rng.below(5))
@@ -479,8 +589,13 @@ impl<'f> Gen<'f> {
                 }
             },
             Ty::I128 => match self.rng.below(if deep { 3 } else { 1 }) {
-                0 => (*self.rng.pick(&["i128::MAX", "i128::MIN", "(1i128 << 100)", "(-(1i128 << 70))"]))
-                    .to_owned(),
+                0 => (*self.rng.pick(&[
+                    "i128::MAX",
+                    "i128::MIN",
+                    "(1i128 << 100)",
+                    "(-(1i128 << 70))",
+                ]))
+                .to_owned(),
                 1 => {
                     let a = self.expr(Ty::I128, depth + 1);
                     format!("{a}.wrapping_mul(3)")
@@ -490,7 +605,10 @@ impl<'f> Gen<'f> {
                     format!("(({a} as i128) << 64)")
                 }
             },
-            Ty::Char => (*self.rng.pick(&["'a'", "'é'", "'\\u{1F600}'", "'\\0'", "'\"'", "'\\''"])).to_owned(),
+            Ty::Char => (*self
+                .rng
+                .pick(&["'a'", "'é'", "'\\u{1F600}'", "'\\0'", "'\"'", "'\\''"]))
+            .to_owned(),
             Ty::OptI64 => match self.rng.below(if deep { 3 } else { 2 }) {
                 0 if nulls => "None::<i64>".to_owned(),
                 0 | 1 => {
@@ -517,7 +635,7 @@ impl<'f> Gen<'f> {
                 _ => "Outer::E".to_owned(),
             },
             Ty::Items => match self.rng.below(3) {
-                0 => "Vec::new()".to_owned(),
+                0 => "Vec::<Item>::new()".to_owned(),
                 _ => {
                     let a = self.expr(Ty::I64, depth + 1);
                     let c = self.expr(Ty::Char, depth + 1);
@@ -574,8 +692,14 @@ impl<'f> Gen<'f> {
             Ty::AnsC => ask(self, "C"),
             Ty::I64 => match self.rng.below(3) {
                 0 if try_ok => format!("{}.accepted()?.n", ask(self, "N")),
-                1 if receiver_ok => format!("{}.ok().map_or({}, |q| q.n)", ask(self, "N"), self.lit_i64()),
-                2 if try_ok && receiver_ok => format!("check({}.ok().map_or(0, |q| q.n))?", ask(self, "N")),
+                1 if receiver_ok => format!(
+                    "{}.ok().map_or({}, |q| q.n)",
+                    ask(self, "N"),
+                    self.lit_i64()
+                ),
+                2 if try_ok && receiver_ok => {
+                    format!("check({}.ok().map_or(0, |q| q.n))?", ask(self, "N"))
+                }
                 _ if try_ok => format!("{}.accepted()?.n", ask(self, "N")),
                 _ if receiver_ok => format!("{}.ok().map_or(1, |q| q.n)", ask(self, "N")),
                 _ => {
@@ -595,6 +719,15 @@ impl<'f> Gen<'f> {
                     return None;
                 }
             },
+            // A declined ask gives `None`: only with `null_values`.
+            Ty::OptI64 if !self.f.on("null_values") => {
+                self.site -= 1;
+                self.asks -= 1;
+                return None;
+            }
+            Ty::OptI64 if self.f.on("ask_nested") && self.rng.chance(40) => {
+                format!("Some({}.ok().map_or(0, |q| q.n))", ask(self, "N"))
+            }
             Ty::OptI64 if receiver_ok => format!("{}.ok().map(|q| q.n)", ask(self, "N")),
             _ => {
                 self.site -= 1;
@@ -687,7 +820,8 @@ impl<'f> Gen<'f> {
         // An unlabelled jump targets the innermost loop, and is an error (E0695) inside a
         // labelled block; a labelled block needs its label.
         let innermost_loop = self.loops.iter().rposition(|c| !c.block);
-        let unlabelled_ok = innermost_loop == Some(self.loops.len() - 1) && Some(target) == innermost_loop;
+        let unlabelled_ok =
+            innermost_loop == Some(self.loops.len() - 1) && Some(target) == innermost_loop;
         let label = match (&ctx.label, unlabelled_ok) {
             (_, true) if self.rng.chance(50) => String::new(),
             (Some(label), _) => format!(" {label}"),
@@ -731,7 +865,7 @@ impl<'f> Gen<'f> {
     fn stmt_inner(&mut self, budget: u32) -> u32 {
         let nest = self.depth < 4;
         let roll = self.rng.below(100);
-        let ask = budget > 0 && self.rng.chance(45);
+        let ask = budget > 0 && self.rng.chance(if self.depth <= 1 { 70 } else { 50 });
         match roll {
             0..=14 => {
                 self.trace();
@@ -770,7 +904,9 @@ impl<'f> Gen<'f> {
                 } else {
                     ": (Answer<N>, Answer<C>)".to_owned()
                 };
-                self.line(&format!("let ({a}, {b}){ann} = ask!(k{site}a = {qa}, k{site}b = {qb});"));
+                self.line(&format!(
+                    "let ({a}, {b}){ann} = ask!(k{site}a = {qa}, k{site}b = {qb});"
+                ));
                 self.declare(&a, Ty::AnsN, false);
                 self.declare(&b, Ty::AnsC, false);
                 1
@@ -814,7 +950,13 @@ impl<'f> Gen<'f> {
     }
 
     fn annotate(&mut self, ty: Ty) -> String {
-        if self.f.on("inference") && self.rng.chance(60) && !matches!(ty, Ty::VecI64 | Ty::Items | Ty::OptI64 | Ty::AnsN | Ty::AnsC) {
+        if self.f.on("inference")
+            && self.rng.chance(60)
+            && !matches!(
+                ty,
+                Ty::VecI64 | Ty::Items | Ty::OptI64 | Ty::AnsN | Ty::AnsC
+            )
+        {
             String::new()
         } else {
             format!(": {}", ty.rust())
@@ -833,7 +975,9 @@ impl<'f> Gen<'f> {
             let (head, used) = match pick {
                 0 if self.f.on("if") => (format!("let {mut_kw}{name}{ann} = "), None),
                 1 if self.f.on("match") => (format!("let {mut_kw}{name}{ann} = "), Some(1)),
-                2 if self.f.on("break_value") && self.f.on("loop") => (format!("let {mut_kw}{name}{ann} = "), Some(2)),
+                2 if self.f.on("break_value") && self.f.on("loop") => {
+                    (format!("let {mut_kw}{name}{ann} = "), Some(2))
+                }
                 3 if self.f.on("block") => (format!("let {mut_kw}{name}{ann} = "), Some(3)),
                 _ => (String::new(), Some(9)),
             };
@@ -855,8 +999,29 @@ impl<'f> Gen<'f> {
                 return used;
             }
         }
+        if ask && self.f.on("ask_nested") && self.rng.chance(15) {
+            if let Some(e) = self.ask_expr(Ty::I64, false) {
+                let other = self.name_for_binding();
+                let other = if other == name {
+                    format!("{other}2")
+                } else {
+                    other
+                };
+                let ty = self.random_ty();
+                let v = self.expr(ty, 1);
+                self.line(&format!(
+                    "let ({mut_kw}{name}, {other}): (i64, {}) = ({e}, {v});",
+                    ty.rust()
+                ));
+                self.declare(&name, Ty::I64, mutable);
+                self.declare(&other, ty, false);
+                return 1;
+            }
+        }
         if ask {
-            let ty = *self.rng.pick(&[Ty::AnsN, Ty::AnsC, Ty::I64, Ty::Bool, Ty::OptI64, Ty::AnsN]);
+            let ty = *self
+                .rng
+                .pick(&[Ty::AnsN, Ty::AnsC, Ty::I64, Ty::Bool, Ty::OptI64, Ty::AnsN]);
             if let Some(e) = self.ask_expr(ty, true) {
                 let ann = self.annotate(ty);
                 self.line(&format!("let {mut_kw}{name}{ann} = {e};"));
@@ -879,13 +1044,23 @@ impl<'f> Gen<'f> {
             return 0;
         }
         let var = self.rng.pick(&mutables).clone();
-        if ask && budget > 0 && self.f.on("ask_assign") && matches!(var.ty, Ty::I64 | Ty::Bool | Ty::OptI64 | Ty::AnsN | Ty::AnsC) {
+        if ask
+            && budget > 0
+            && self.f.on("ask_assign")
+            && matches!(
+                var.ty,
+                Ty::I64 | Ty::Bool | Ty::OptI64 | Ty::AnsN | Ty::AnsC
+            )
+        {
             if var.ty == Ty::I64 && self.f.on("ask_receiver") && self.rng.chance(40) {
                 self.site += 1;
                 self.asks += 1;
                 let site = self.site;
                 let q = self.question(site, 0, "N");
-                self.line(&format!("{} ^= ask!(k{site} = {q}).ok().map_or(0, |q| q.n);", var.name));
+                self.line(&format!(
+                    "{} ^= ask!(k{site} = {q}).ok().map_or(0, |q| q.n);",
+                    var.name
+                ));
                 return 1;
             }
             if let Some(e) = self.ask_expr(var.ty, false) {
@@ -917,7 +1092,11 @@ impl<'f> Gen<'f> {
 
     fn let_else(&mut self, budget: u32, ask: bool) -> u32 {
         let name = self.name_for_binding();
-        let (form, field, ty) = if self.rng.chance(50) { ("N", "n", Ty::I64) } else { ("C", "ok", Ty::Bool) };
+        let (form, field, ty) = if self.rng.chance(50) {
+            ("N", "n", Ty::I64)
+        } else {
+            ("C", "ok", Ty::Bool)
+        };
         let ans_ty = if form == "N" { Ty::AnsN } else { Ty::AnsC };
         let mut used = 0;
         let scrutinee = if ask && budget > 0 {
@@ -936,13 +1115,19 @@ impl<'f> Gen<'f> {
             self.read(&var)
         };
         let d = self.diverging_or_return();
-        self.line(&format!("let Answer::Accept({form} {{ {field}: {name} }}) = {scrutinee} else {{ {d} }};"));
+        self.line(&format!(
+            "let Answer::Accept({form} {{ {field}: {name} }}) = {scrutinee} else {{ {d} }};"
+        ));
         self.declare(&name, ty, false);
         used
     }
 
     fn diverging_or_return(&mut self) -> String {
-        if self.can_diverge() { self.diverging() } else { self.early_return() }
+        if self.can_diverge() {
+            self.diverging()
+        } else {
+            self.early_return()
+        }
     }
 
     fn if_stmt(&mut self, budget: u32, value: Option<(String, Ty)>) -> u32 {
@@ -957,11 +1142,17 @@ impl<'f> Gen<'f> {
         let mut binding: Option<(String, Ty)> = None;
         let cond = if kind == 0 {
             // if let
-            let name = self.name_for_binding();
+            let name = self.name_for_pattern();
             if ask_cond {
                 used = 1;
-                let (form, field, ty) = if self.rng.chance(50) { ("N", "n", Ty::I64) } else { ("C", "ok", Ty::Bool) };
-                let e = self.ask_expr(if form == "N" { Ty::AnsN } else { Ty::AnsC }, false).expect("answer ask");
+                let (form, field, ty) = if self.rng.chance(50) {
+                    ("N", "n", Ty::I64)
+                } else {
+                    ("C", "ok", Ty::Bool)
+                };
+                let e = self
+                    .ask_expr(if form == "N" { Ty::AnsN } else { Ty::AnsC }, false)
+                    .expect("answer ask");
                 binding = Some((name.clone(), ty));
                 format!("let Answer::Accept({form} {{ {field}: {name} }}) = {e}")
             } else {
@@ -1015,7 +1206,11 @@ impl<'f> Gen<'f> {
     /// `diverge`, a jump instead).
     fn arm(&mut self, budget: u32, ty: Option<Ty>) -> u32 {
         self.trace();
-        let used = if self.rng.chance(75) { self.stmts(budget, 3) } else { 0 };
+        let used = if self.rng.chance(75) {
+            self.stmts(budget, 3)
+        } else {
+            0
+        };
         if let Some(ty) = ty {
             if self.f.on("diverge") && self.can_diverge() && self.rng.chance(15) {
                 let d = self.diverging_or_return();
@@ -1039,31 +1234,53 @@ impl<'f> Gen<'f> {
         let (scrutinee, arms): (String, Vec<(String, Option<(String, Ty)>)>) = match kind {
             0 | 1 if ask_scrut => {
                 used = 1;
-                let n = self.name_for_binding();
+                let n = self.name_for_pattern();
                 if kind == 0 {
                     let e = self.ask_expr(Ty::AnsN, false).expect("answer ask");
-                    (e, vec![
-                        (format!("Answer::Accept(N {{ n: {n} }})"), Some((n, Ty::I64))),
-                        ("Answer::Decline".to_owned(), None),
-                        ("Answer::Cancel".to_owned(), None),
-                    ])
+                    (
+                        e,
+                        vec![
+                            (
+                                format!("Answer::Accept(N {{ n: {n} }})"),
+                                Some((n, Ty::I64)),
+                            ),
+                            ("Answer::Decline".to_owned(), None),
+                            ("Answer::Cancel".to_owned(), None),
+                        ],
+                    )
                 } else {
                     let e = self.ask_expr(Ty::AnsC, false).expect("answer ask");
-                    (e, vec![
-                        (format!("Answer::Accept(C {{ ok: {n} }})"), Some((n, Ty::Bool))),
-                        ("_".to_owned(), None),
-                    ])
+                    (
+                        e,
+                        vec![
+                            (
+                                format!("Answer::Accept(C {{ ok: {n} }})"),
+                                Some((n, Ty::Bool)),
+                            ),
+                            ("_".to_owned(), None),
+                        ],
+                    )
                 }
             }
             0 => {
-                let n = self.name_for_binding();
+                let n = self.name_for_pattern();
                 let e = self.expr(Ty::OptI64, 0);
-                (e, vec![(format!("Some({n})"), Some((n, Ty::I64))), ("None".to_owned(), None)])
+                (
+                    e,
+                    vec![
+                        (format!("Some({n})"), Some((n, Ty::I64))),
+                        ("None".to_owned(), None),
+                    ],
+                )
             }
             1 | 2 => {
-                let n = self.name_for_binding();
-                let m = self.name_for_binding();
-                let asked = if ask_scrut { self.ask_expr(Ty::I64, false) } else { None };
+                let n = self.name_for_pattern();
+                let m = self.name_for_pattern();
+                let asked = if ask_scrut {
+                    self.ask_expr(Ty::I64, false)
+                } else {
+                    None
+                };
                 let e = match asked {
                     Some(e) => {
                         used = 1;
@@ -1071,24 +1288,36 @@ impl<'f> Gen<'f> {
                     }
                     None => self.expr(Ty::I64, 0),
                 };
-                (e, vec![
-                    ("0".to_owned(), None),
-                    (format!("{n} @ 1..=4"), Some((n, Ty::I64))),
-                    (format!("{m}"), Some((m, Ty::I64))),
-                ])
+                (
+                    e,
+                    vec![
+                        ("0".to_owned(), None),
+                        (format!("{n} @ 1..=4"), Some((n, Ty::I64))),
+                        (format!("{m}"), Some((m, Ty::I64))),
+                    ],
+                )
             }
             3 if self.f.on("awkward") => {
-                let n = self.name_for_binding();
+                let n = self.name_for_pattern();
                 let e = self.expr(Ty::Outer, 0);
-                (e, vec![
-                    (format!("Outer::A(Inner::Y({n}))"), Some((n.clone(), Ty::I64))),
-                    ("Outer::A(Inner::X) | Outer::E".to_owned(), None),
-                    (format!("Outer::B {{ flag: {n} }}"), Some((n, Ty::Bool))),
-                ])
+                (
+                    e,
+                    vec![
+                        (
+                            format!("Outer::A(Inner::Y({n}))"),
+                            Some((n.clone(), Ty::I64)),
+                        ),
+                        ("Outer::A(Inner::X) | Outer::E".to_owned(), None),
+                        (format!("Outer::B {{ flag: {n} }}"), Some((n, Ty::Bool))),
+                    ],
+                )
             }
             _ => {
                 let e = self.expr(Ty::Bool, 0);
-                (e, vec![("true".to_owned(), None), ("false".to_owned(), None)])
+                (
+                    e,
+                    vec![("true".to_owned(), None), ("false".to_owned(), None)],
+                )
             }
         };
         let arm_budget = budget - used;
@@ -1144,7 +1373,11 @@ impl<'f> Gen<'f> {
             return 0;
         }
         let kind = *self.rng.pick(&kinds);
-        let ctx = LoopCtx { label: label.clone(), value: value.as_ref().map(|(_, ty)| *ty), block: false };
+        let ctx = LoopCtx {
+            label: label.clone(),
+            value: value.as_ref().map(|(_, ty)| *ty),
+            block: false,
+        };
         // Each iteration may use body_budget rounds; a condition ask adds one per evaluation.
         let ask_cond = budget >= iterations + 2 && self.f.on("ask_cond") && self.rng.chance(30);
         match kind {
@@ -1193,12 +1426,14 @@ impl<'f> Gen<'f> {
                 }
             }
             2 => {
-                let name = self.name_for_binding();
+                let name = self.name_for_pattern();
                 if ask_cond {
                     self.line(&format!("let mut {guard} = 0u32;"));
                     let body_budget = (budget - iterations - 1) / iterations;
                     let e = self.ask_expr(Ty::AnsN, false).expect("answer ask");
-                    self.open(&format!("{lab}while let Answer::Accept(N {{ n: {name} }}) = {e} {{"));
+                    self.open(&format!(
+                        "{lab}while let Answer::Accept(N {{ n: {name} }}) = {e} {{"
+                    ));
                     self.declare(&name, Ty::I64, false);
                     self.loops.push(ctx);
                     self.line(&format!("{guard} += 1;"));
@@ -1208,8 +1443,12 @@ impl<'f> Gen<'f> {
                     self.close("}");
                     used * iterations + iterations + 1
                 } else {
-                    let items: Vec<String> = (0..iterations).map(|_| self.expr(Ty::I64, 1)).collect();
-                    self.line(&format!("let mut {guard}: Vec<i64> = vec![{}];", items.join(", ")));
+                    let items: Vec<String> =
+                        (0..iterations).map(|_| self.expr(Ty::I64, 1)).collect();
+                    self.line(&format!(
+                        "let mut {guard}: Vec<i64> = vec![{}];",
+                        items.join(", ")
+                    ));
                     let body_budget = budget / iterations;
                     self.open(&format!("{lab}while let Some({name}) = {guard}.pop() {{"));
                     self.declare(&name, Ty::I64, false);
@@ -1221,7 +1460,7 @@ impl<'f> Gen<'f> {
                 }
             }
             3 => {
-                let name = self.name_for_binding();
+                let name = self.name_for_pattern();
                 let body_budget = budget / iterations;
                 let range = match self.rng.below(3) {
                     0 => format!("0i64..{iterations}"),
@@ -1241,7 +1480,7 @@ impl<'f> Gen<'f> {
                 used * iterations
             }
             _ => {
-                let name = self.name_for_binding();
+                let name = self.name_for_pattern();
                 self.line(&format!("let mut {guard} = 0u32;"));
                 let body_budget = budget / iterations;
                 let (iterable, ty) = if self.f.on("awkward") && self.rng.chance(50) {
@@ -1250,7 +1489,7 @@ impl<'f> Gen<'f> {
                     (self.expr(Ty::VecI64, 0), None)
                 };
                 let pattern = if ty.is_some() && self.rng.chance(50) {
-                    let m = self.name_for_binding();
+                    let m = self.name_for_pattern();
                     let m = if m == name { format!("{m}2") } else { m };
                     format!("Item {{ id: {name}, tag: {m} }}")
                 } else if ty.is_some() {
@@ -1260,7 +1499,10 @@ impl<'f> Gen<'f> {
                 };
                 self.open(&format!("{lab}for {pattern} in {iterable} {{"));
                 self.declare(&name, Ty::I64, false);
-                if let Some(rest) = pattern.strip_prefix("Item { id: ").and_then(|p| p.split(", tag: ").nth(1)) {
+                if let Some(rest) = pattern
+                    .strip_prefix("Item { id: ")
+                    .and_then(|p| p.split(", tag: ").nth(1))
+                {
                     let m = rest.trim_end_matches(" }").to_owned();
                     self.declare(&m, Ty::Char, false);
                 }
@@ -1280,7 +1522,11 @@ impl<'f> Gen<'f> {
         let name = self.name_for_binding();
         let ty = self.random_ty();
         self.open(&format!("let {name}: {} = {label}: {{", ty.rust()));
-        self.loops.push(LoopCtx { label: Some(label.clone()), value: Some(ty), block: true });
+        self.loops.push(LoopCtx {
+            label: Some(label.clone()),
+            value: Some(ty),
+            block: true,
+        });
         let c = self.expr(Ty::Bool, 1);
         let v = self.expr(ty, 1);
         self.line(&format!("if {c} {{ break {label} {v}; }}"));
@@ -1303,8 +1549,9 @@ impl<'f> Gen<'f> {
         if self.f.on("width_capture") {
             self.line("let wd: usize = 6;");
         }
-        let rounds = 1 + self.rng.below(8) as u32;
-        let _ = self.stmts(rounds, 8);
+        let rounds = 2 + self.rng.below(7) as u32;
+        let used = self.stmts(rounds, 3);
+        let _ = self.stmts(rounds - used, 6);
         if self.f.on("items") && self.rng.chance(50) {
             self.line("let mut w_out = String::new();");
             self.line("write!(w_out, \"{}\", LIM).unwrap();");
@@ -1333,7 +1580,31 @@ pub fn cases(seed: u64, count: u64, features: &Features) -> Vec<Case> {
         .map(|index| {
             let case_seed = rng.next_u64();
             let (body, _) = Gen::new(case_seed, features).body();
-            Case { index, seed: case_seed, body }
+            Case {
+                index,
+                seed: case_seed,
+                body,
+            }
+        })
+        .collect()
+}
+
+/// Cases from hand-written bodies separated by `// ----` lines (lines starting with `//!`
+/// are comments); the answer scripts are seeded from `seed` and the case number.
+pub fn written_cases(text: &str, seed: u64) -> Vec<Case> {
+    text.split("\n// ----")
+        .map(|body| {
+            body.lines()
+                .filter(|line| !line.starts_with("//!") && !line.starts_with("// ----"))
+                .map(|line| format!("    {line}\n"))
+                .collect::<String>()
+        })
+        .filter(|body| !body.trim().is_empty())
+        .enumerate()
+        .map(|(index, body)| Case {
+            index: index as u64,
+            seed: seed.wrapping_add(index as u64),
+            body,
         })
         .collect()
 }
@@ -1345,8 +1616,16 @@ pub fn emit_cases(cases: &[Case], seed: u64, features: &Features) -> String {
     let mut table = String::new();
     for case in cases {
         let i = case.index;
-        let _ = write!(plain, "pub async fn case_{i}() -> Result<String, ToolError> {{\n{}}}\n\n", case.body);
-        let _ = write!(tools, "#[mrtr::tool]\npub async fn case_{i}() -> Result<String, ToolError> {{\n{}}}\n\n", case.body);
+        let _ = write!(
+            plain,
+            "pub async fn case_{i}() -> Result<String, ToolError> {{\n{}}}\n\n",
+            case.body
+        );
+        let _ = write!(
+            tools,
+            "#[mrtr::tool]\npub async fn case_{i}() -> Result<String, ToolError> {{\n{}}}\n\n",
+            case.body
+        );
         let _ = writeln!(
             table,
             "    Case {{ index: {i}, seed: {}, source: {:?}, plain: |s| Box::pin(mrtr_differential::run_plain(s, plain::case_{i})), tool: |s| Box::pin(mrtr_differential::run_tool(s, tools::case_{i})) }},",

@@ -57,16 +57,33 @@ fn the_machine_behaves_like_the_plain_function() {
         .expect("a runtime");
     let mut mismatches = Vec::new();
     let (mut rounds, mut asked) = (0usize, 0usize);
+    let mut histogram = [0usize; 10];
+    let mut errors = 0;
     for case in generated::CASES {
         let plain = runtime.block_on((case.plain)(case.seed));
         let tool = runtime.block_on((case.tool)(case.seed));
-        asked += plain.1.iter().filter(|line| line.starts_with("ask ")).count();
+        asked += plain
+            .1
+            .iter()
+            .filter(|line| line.starts_with("ask "))
+            .count();
         rounds += tool
             .1
             .iter()
             .filter(|line| line.starts_with("ask ") || *line == "recheck")
             .count();
+        let questions = plain
+            .1
+            .iter()
+            .filter(|line| line.starts_with("ask ") || *line == "recheck")
+            .count();
+        histogram[questions.min(9)] += 1;
+        errors += usize::from(plain.0.starts_with("Err"));
         if plain != tool {
+            eprintln!(
+                "mismatch in case {}: plain {:.100} / tool {:.160}",
+                case.index, plain.0, tool.0
+            );
             mismatches.push(report(case, &plain, &tool));
         }
     }
@@ -76,6 +93,9 @@ fn the_machine_behaves_like_the_plain_function() {
         generated::SEED,
         asked.max(rounds),
         mismatches.len()
+    );
+    eprintln!(
+        "differential: bodies by questions asked (0..9+): {histogram:?}; {errors} ended in a tool error"
     );
     for mismatch in mismatches.iter().take(5) {
         eprintln!("{mismatch}");
