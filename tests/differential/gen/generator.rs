@@ -1,0 +1,1642 @@
+//! Random tool bodies for the differential test, type-correct by construction.
+//!
+//! Shared by `build.rs` (which emits every body twice, see `emit_cases`). Deterministic from
+//! its seed on every platform: a splitmix64 PRNG, no hashing of pointers, no floats.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+/// Every grammar feature, with whether the default run generates it.
+///
+/// A feature is off by default only when today's lowering fails on it (see FINDINGS.md).
+pub const FEATURES: &[(&str, bool, &str)] = &[
+    ("if", true, "if / else, value-producing if, if let"),
+    (
+        "match",
+        true,
+        "match with binding patterns, value-producing match",
+    ),
+    ("loop", true, "loop with a counter guard"),
+    (
+        "while",
+        true,
+        "while with a counter, or with an ask in the condition",
+    ),
+    ("while_let", true, "while let over a popped Vec or an ask"),
+    ("for_range", true, "for over a bounded range"),
+    ("for_vec", true, "for over a Vec (of i64 or of structs)"),
+    (
+        "labels",
+        true,
+        "labelled loops, labelled break/continue to an outer loop",
+    ),
+    (
+        "label_block",
+        true,
+        "labelled blocks without asks, break with a value",
+    ),
+    (
+        "break_value",
+        false,
+        "value-producing loops: let r = loop { .. break v }",
+    ),
+    ("continue", true, "continue (plain and labelled)"),
+    ("block", true, "plain { } blocks, value-producing blocks"),
+    (
+        "shadow_same",
+        false,
+        "a name re-bound in the same scope (let x = ..; let x = ..;)",
+    ),
+    (
+        "shadow_inner",
+        false,
+        "a name re-bound in an inner scope: a block, an arm, a pattern, a loop body",
+    ),
+    ("return", true, "early return of Ok and Err"),
+    ("try", true, "? on a helper's Result away from asks"),
+    ("let_else", true, "let .. else { diverge }"),
+    (
+        "null_values",
+        false,
+        "kept values that serialize to JSON null: None, (), unit struct, NaN, inf",
+    ),
+    (
+        "awkward",
+        true,
+        "u64::MAX, i128 beyond 64 bits, -0.0, char, nested enums, Vec of structs",
+    ),
+    ("i128", false, "i128 values beyond the 64-bit range"),
+    ("inference", true, "lets without type annotations"),
+    (
+        "inline_capture",
+        true,
+        "format!(\"{x:?}\") captures in traces",
+    ),
+    (
+        "width_capture",
+        false,
+        "format!(\"{:>w$?}\", ..) width captured from a local",
+    ),
+    ("caps", false, "capitalised local names"),
+    (
+        "items",
+        false,
+        "use/const items at the top of the body, used after asks",
+    ),
+    (
+        "diverge",
+        false,
+        "value-producing arms that end in return/continue/break",
+    ),
+    ("batch", true, "let (a, b) = ask!(a = .., b = ..)"),
+    ("recheck", true, "ask!(recheck()) state-only rounds"),
+    (
+        "ask_cond",
+        true,
+        "ask! in if / while conditions (incl. if let / while let)",
+    ),
+    ("ask_scrutinee", true, "ask! as a match scrutinee"),
+    (
+        "ask_receiver",
+        true,
+        "ask! as a method receiver (.is_accepted(), .ok().map(..))",
+    ),
+    ("ask_try", true, "ask!(..).accepted()? and check(ask!(..))?"),
+    ("ask_stmt", true, "ask! as a statement"),
+    (
+        "ask_nested",
+        true,
+        "ask! as the first element of a tuple or the first argument of Some(..)",
+    ),
+    ("ask_assign", true, "x = ask!(..)..., x ^= ask!(..)..."),
+];
+
+/// The enabled grammar features.
+#[derive(Clone, Debug)]
+pub struct Features(BTreeSet<String>);
+
+impl Features {
+    /// The default set, adjusted by a spec: `all`, `default`, `none`, then `+name`/`-name`
+    /// (or bare `name` = `+name`), comma separated.
+    pub fn parse(spec: &str) -> Result<Self, String> {
+        let mut set: BTreeSet<String> = FEATURES
+            .iter()
+            .filter(|(_, on, _)| *on)
+            .map(|(name, _, _)| (*name).to_owned())
+            .collect();
+        for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            match part {
+                "all" => set = FEATURES.iter().map(|(n, _, _)| (*n).to_owned()).collect(),
+                "none" => set.clear(),
+                "default" => {}
+                _ => {
+                    let (add, name) = match part.as_bytes()[0] {
+                        b'+' => (true, &part[1..]),
+                        b'-' => (false, &part[1..]),
+                        _ => (true, part),
+                    };
+                    if !FEATURES.iter().any(|(n, _, _)| *n == name) {
+                        return Err(format!("unknown differential feature `{name}`"));
+                    }
+                    if add {
+                        set.insert(name.to_owned());
+                    } else {
+                        set.remove(name);
+                    }
+                }
+            }
+        }
+        Ok(Self(set))
+    }
+
+    /// Whether `name` is enabled.
+    pub fn on(&self, name: &str) -> bool {
+        self.0.contains(name)
+    }
+
+    /// The enabled names, comma separated.
+    pub fn list(&self) -> String {
+        self.0.iter().cloned().collect::<Vec<_>>().join(",")
+    }
+}
+
+/// splitmix64: small, fast and the same everywhere.
+#[derive(Clone, Debug)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator from a seed.
+    pub fn new(seed: u64) -> Self {
+        Self(seed)
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// A number in `0..n`.
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n.max(1)
+    }
+
+    /// True with probability `percent`/100.
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+
+    /// An `i64` in `lo..=hi`.
+    pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + self.below((hi - lo + 1) as u64) as i64
+    }
+
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len() as u64) as usize]
+    }
+}
+
+/// The types of generated values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ty {
+    /// `i64`
+    I64,
+    /// `bool`
+    Bool,
+    /// `String`
+    Str,
+    /// `f64`
+    F64,
+    /// `u64`
+    U64,
+    /// `i128`
+    I128,
+    /// `char`
+    Char,
+    /// `Option<i64>`
+    OptI64,
+    /// `()`
+    Unit,
+    /// the unit struct `Marker`
+    Marker,
+    /// the nested enum `Outer`
+    Outer,
+    /// `Vec<Item>`
+    Items,
+    /// `Vec<i64>`
+    VecI64,
+    /// `Answer<N>`
+    AnsN,
+    /// `Answer<C>`
+    AnsC,
+}
+
+impl Ty {
+    fn rust(self) -> &'static str {
+        match self {
+            Ty::I64 => "i64",
+            Ty::Bool => "bool",
+            Ty::Str => "String",
+            Ty::F64 => "f64",
+            Ty::U64 => "u64",
+            Ty::I128 => "i128",
+            Ty::Char => "char",
+            Ty::OptI64 => "Option<i64>",
+            Ty::Unit => "()",
+            Ty::Marker => "Marker",
+            Ty::Outer => "Outer",
+            Ty::Items => "Vec<Item>",
+            Ty::VecI64 => "Vec<i64>",
+            Ty::AnsN => "Answer<N>",
+            Ty::AnsC => "Answer<C>",
+        }
+    }
+
+    fn copy(self) -> bool {
+        !matches!(
+            self,
+            Ty::Str | Ty::Outer | Ty::Items | Ty::VecI64 | Ty::AnsN | Ty::AnsC
+        )
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Var {
+    name: String,
+    ty: Ty,
+    mutable: bool,
+}
+
+#[derive(Clone, Debug)]
+struct LoopCtx {
+    label: Option<String>,
+    /// The type a `break` must carry (a value-producing `loop` or labelled block).
+    value: Option<Ty>,
+    /// A labelled block: only a labelled `break` reaches it, and no `continue`.
+    block: bool,
+}
+
+/// Generates one body.
+pub struct Gen<'f> {
+    rng: Rng,
+    f: &'f Features,
+    scopes: Vec<Vec<Var>>,
+    loops: Vec<LoopCtx>,
+    out: String,
+    indent: usize,
+    site: u32,
+    id: u32,
+    fresh: u32,
+    depth: u32,
+    /// The number of `ask!`s in the body (rounds are bounded separately).
+    pub asks: u32,
+}
+
+const POOL: &[&str] = &["a", "b", "x", "y", "v"];
+
+impl<'f> Gen<'f> {
+    /// A generator for one body.
+    pub fn new(seed: u64, features: &'f Features) -> Self {
+        Self {
+            rng: Rng::new(seed),
+            f: features,
+            scopes: vec![Vec::new()],
+            loops: Vec::new(),
+            out: String::new(),
+            indent: 1,
+            site: 0,
+            id: 0,
+            fresh: 0,
+            depth: 0,
+            asks: 0,
+        }
+    }
+
+    fn line(&mut self, text: &str) {
+        for _ in 0..self.indent {
+            self.out.push_str("    ");
+        }
+        self.out.push_str(text);
+        self.out.push('\n');
+    }
+
+    fn open(&mut self, text: &str) {
+        self.line(text);
+        self.indent += 1;
+        self.scopes.push(Vec::new());
+    }
+
+    fn close(&mut self, text: &str) {
+        self.indent -= 1;
+        self.scopes.pop();
+        self.line(text);
+    }
+
+    fn next_id(&mut self) -> u32 {
+        self.id += 1;
+        self.id
+    }
+
+    fn fresh_name(&mut self, prefix: &str) -> String {
+        self.fresh += 1;
+        format!("{prefix}{}", self.fresh)
+    }
+
+    // ------------------------------------------------------------ scope
+
+    fn visible(&self) -> Vec<Var> {
+        let mut seen = BTreeSet::new();
+        let mut vars = Vec::new();
+        for scope in self.scopes.iter().rev() {
+            for var in scope.iter().rev() {
+                if seen.insert(var.name.clone()) {
+                    vars.push(var.clone());
+                }
+            }
+        }
+        vars
+    }
+
+    fn vars_of(&self, ty: Ty) -> Vec<Var> {
+        self.visible().into_iter().filter(|v| v.ty == ty).collect()
+    }
+
+    fn declare(&mut self, name: &str, ty: Ty, mutable: bool) {
+        self.scopes.last_mut().expect("a scope").push(Var {
+            name: name.to_owned(),
+            ty,
+            mutable,
+        });
+    }
+
+    /// A name for a new binding: often a reused name from a small pool. Reusing one that is
+    /// visible in the current scope needs `shadow_same`, one visible from an outer scope needs
+    /// `shadow_inner` (`inner`: the binding is a pattern of an arm or loop, whose scope is
+    /// not open yet); names of sibling scopes are always reused.
+    fn name_for(&mut self, inner: bool) -> String {
+        if self.rng.chance(80) {
+            let name = if self.f.on("caps") && self.rng.chance(10) {
+                "Q".to_owned()
+            } else {
+                (*self.rng.pick(POOL)).to_owned()
+            };
+            let current = !inner
+                && self
+                    .scopes
+                    .last()
+                    .is_some_and(|scope| scope.iter().any(|v| v.name == name));
+            let visible = self.visible().iter().any(|v| v.name == name);
+            let allowed = if current {
+                self.f.on("shadow_same")
+            } else if visible {
+                self.f.on("shadow_inner")
+            } else {
+                true
+            };
+            if allowed {
+                return name;
+            }
+        }
+        let name = self.fresh_name("n");
+        if self.f.on("caps") && self.rng.chance(10) {
+            return name.to_uppercase();
+        }
+        name
+    }
+
+    fn name_for_binding(&mut self) -> String {
+        self.name_for(false)
+    }
+
+    fn name_for_pattern(&mut self) -> String {
+        self.name_for(true)
+    }
+
+    fn read(&self, var: &Var) -> String {
+        if var.ty.copy() {
+            var.name.clone()
+        } else {
+            format!("{}.clone()", var.name)
+        }
+    }
+
+    // ------------------------------------------------------------ types and expressions
+
+    fn value_types(&self) -> Vec<Ty> {
+        let mut tys = vec![Ty::I64, Ty::I64, Ty::Bool, Ty::Str, Ty::OptI64, Ty::VecI64];
+        if self.f.on("awkward") {
+            tys.extend([Ty::F64, Ty::U64, Ty::Char, Ty::Outer, Ty::Items]);
+        }
+        if self.f.on("i128") {
+            tys.push(Ty::I128);
+        }
+        if self.f.on("null_values") {
+            tys.extend([Ty::Unit, Ty::Marker, Ty::F64]);
+        }
+        tys
+    }
+
+    fn random_ty(&mut self) -> Ty {
+        let tys = self.value_types();
+        *self.rng.pick(&tys)
+    }
+
+    fn lit_i64(&mut self) -> String {
+        let v = self.rng.range(-4, 12);
+        if v < 0 {
+            format!("({v}i64)")
+        } else {
+            format!("{v}i64")
+        }
+    }
+
+    fn expr(&mut self, ty: Ty, depth: u32) -> String {
+        let vars = self.vars_of(ty);
+        if !vars.is_empty() && self.rng.chance(45) {
+            let var = self.rng.pick(&vars).clone();
+            return self.read(&var);
+        }
+        let e = self.compound(ty, depth);
+        format!("({e})")
+    }
+
+    fn compound(&mut self, ty: Ty, depth: u32) -> String {
+        let deep = depth < 2;
+        let nulls = self.f.on("null_values");
+        match ty {
+            Ty::I64 => match self.rng.below(if deep { 9 } else { 2 }) {
+                0 | 1 => self.lit_i64(),
+                2 => {
+                    let a = self.expr(Ty::I64, depth + 1);
+                    let b = self.expr(Ty::I64, depth + 1);
+                    format!("{a}.wrapping_add({b})")
+                }
+                3 => {
+                    let a = self.expr(Ty::I64, depth + 1);
+                    format!("{a}.wrapping_mul({})", self.rng.range(-3, 5))
+                }
+                4 => {
+                    let a = self.expr(Ty::Str, depth + 1);
+                    format!("({a}.len() as i64)")
+                }
+                5 => {
+                    let a = self.expr(Ty::OptI64, depth + 1);
+                    format!("{a}.unwrap_or({})", self.lit_i64())
+                }
+                6 => {
+                    let c = self.expr(Ty::Bool, depth + 1);
+                    let a = self.expr(Ty::I64, depth + 1);
+                    let b = self.expr(Ty::I64, depth + 1);
+                    format!("if {c} {{ {a} }} else {{ {b} }}")
+                }
+                7 if self.f.on("items") => "LIM".to_owned(),
+                7 => {
+                    let a = self.expr(Ty::VecI64, depth + 1);
+                    format!("{a}.iter().sum::<i64>()")
+                }
+                _ => {
+                    let a = self.expr(Ty::I64, depth + 1);
+                    format!("{a}.rem_euclid(5)")
+                }
+            },
+            Ty::Bool => match self.rng.below(if deep { 8 } else { 2 }) {
+                0 => (*self.rng.pick(&["true", "false"])).to_owned(),
+                1 => {
+                    let a = self.expr(Ty::I64, depth + 1);
+                    format!("{a} > {}", self.lit_i64())
+                }
+                2 => {
+                    let a = self.expr(Ty::I64, depth + 1);
+                    format!("{a}.rem_euclid(2) == 0")
+                }
+                3 => {
+                    let a = self.expr(Ty::OptI64, depth + 1);
+                    format!("{a}.is_some()")
+                }
+                4 if self.f.on("awkward") => {
+                    let a = self.expr(Ty::F64, depth + 1);
+                    format!("{a}.is_sign_negative()")
+                }
+                5 => {
+                    let a = self.expr(Ty::Bool, depth + 1);
+                    format!("!{a}")
+                }
+                6 if !self.vars_of(Ty::AnsN).is_empty() => {
+                    let vars = self.vars_of(Ty::AnsN);
+                    let var = self.rng.pick(&vars).clone();
+                    format!("{}.is_accepted()", var.name)
+                }
+                _ => {
+                    let a = self.expr(Ty::Str, depth + 1);
+                    format!("{a}.len() > 2")
+                }
+            },
+            Ty::Str => match self.rng.below(if deep { 4 } else { 1 }) {
+                0 => format!(
+                    "String::from(\"{}\")",
+                    self.rng.pick(&["", "s", "ab", "héllo"])
+                ),
+                1 => {
+                    let a = self.expr(Ty::I64, depth + 1);
+                    format!("format!(\"<{{}}>\", {a})")
+                }
+                2 => {
+                    let a = self.expr(Ty::Str, depth + 1);
+                    format!("{a} + \"+\"")
+                }
+                _ => {
+                    let t = self.random_ty();
+                    let a = self.expr(t, depth + 1);
+                    format!("format!(\"{{:?}}\", {a})")
+                }
+            },
+            Ty::F64 => {
+                let mut lits = vec!["-0.0f64", "1.5f64", "0.1f64", "-2.25f64"];
+                if nulls {
+                    lits.extend(["f64::NAN", "f64::INFINITY", "f64::NEG_INFINITY"]);
+                }
+                match self.rng.below(if deep { 4 } else { 1 }) {
+                    0 => (*self.rng.pick(&lits)).to_owned(),
+                    1 => {
+                        let a = self.expr(Ty::F64, depth + 1);
+                        format!("({a} * -1.0)")
+                    }
+                    2 => {
+                        let a = self.expr(Ty::I64, depth + 1);
+                        format!("({a} as f64 / 4.0)")
+                    }
+                    _ => {
+                        let a = self.expr(Ty::F64, depth + 1);
+                        format!("({a} + 0.5)")
+                    }
+                }
+            }
+            Ty::U64 => match self.rng.below(if deep { 3 } else { 1 }) {
+                0 => (*self
+                    .rng
+                    .pick(&["u64::MAX", "0u64", "18446744073709551614u64", "7u64"]))
+                .to_owned(),
+                1 => {
+                    let a = self.expr(Ty::U64, depth + 1);
+                    format!("{a}.wrapping_add({})", self.rng.below(5))
+                }
+                _ => {
+                    let a = self.expr(Ty::I64, depth + 1);
+                    format!("({a} as u64)")
+                }
+            },
+            Ty::I128 => match self.rng.below(if deep { 3 } else { 1 }) {
+                0 => (*self.rng.pick(&[
+                    "i128::MAX",
+                    "i128::MIN",
+                    "(1i128 << 100)",
+                    "(-(1i128 << 70))",
+                ]))
+                .to_owned(),
+                1 => {
+                    let a = self.expr(Ty::I128, depth + 1);
+                    format!("{a}.wrapping_mul(3)")
+                }
+                _ => {
+                    let a = self.expr(Ty::I64, depth + 1);
+                    format!("(({a} as i128) << 64)")
+                }
+            },
+            Ty::Char => (*self
+                .rng
+                .pick(&["'a'", "'é'", "'\\u{1F600}'", "'\\0'", "'\"'", "'\\''"]))
+            .to_owned(),
+            Ty::OptI64 => match self.rng.below(if deep { 3 } else { 2 }) {
+                0 if nulls => "None::<i64>".to_owned(),
+                0 | 1 => {
+                    let a = self.expr(Ty::I64, depth + 1);
+                    format!("Some({a})")
+                }
+                _ => {
+                    let a = self.expr(Ty::OptI64, depth + 1);
+                    format!("{a}.map(|q| q.wrapping_add(1))")
+                }
+            },
+            Ty::Unit => "()".to_owned(),
+            Ty::Marker => "Marker".to_owned(),
+            Ty::Outer => match self.rng.below(4) {
+                0 => "Outer::A(Inner::X)".to_owned(),
+                1 => {
+                    let a = self.expr(Ty::I64, depth + 1);
+                    format!("Outer::A(Inner::Y({a}))")
+                }
+                2 => {
+                    let a = self.expr(Ty::Bool, depth + 1);
+                    format!("Outer::B {{ flag: {a} }}")
+                }
+                _ => "Outer::E".to_owned(),
+            },
+            Ty::Items => match self.rng.below(3) {
+                0 => "Vec::<Item>::new()".to_owned(),
+                _ => {
+                    let a = self.expr(Ty::I64, depth + 1);
+                    let c = self.expr(Ty::Char, depth + 1);
+                    format!("vec![Item {{ id: {a}, tag: {c} }}, Item {{ id: 2, tag: 'z' }}]")
+                }
+            },
+            Ty::VecI64 => match self.rng.below(3) {
+                0 => "Vec::<i64>::new()".to_owned(),
+                _ => {
+                    let a = self.expr(Ty::I64, depth + 1);
+                    format!("vec![{a}, 3]")
+                }
+            },
+            Ty::AnsN => "Answer::<N>::Decline".to_owned(),
+            Ty::AnsC => "Answer::<C>::Cancel".to_owned(),
+        }
+    }
+
+    /// A message for a question: names the site, the index in the batch and the form, and
+    /// folds in a live value.
+    fn message(&mut self, site: u32, index: u32, form: &str) -> String {
+        let vars = self.visible();
+        if !vars.is_empty() && self.rng.chance(60) {
+            let var = self.rng.pick(&vars).clone();
+            format!("format!(\"s{site}.{index}:{form} {{:?}}\", {})", var.name)
+        } else {
+            format!("\"s{site}.{index}:{form}\"")
+        }
+    }
+
+    fn question(&mut self, site: u32, index: u32, form: &str) -> String {
+        let message = self.message(site, index, form);
+        format!("elicit::form::<{form}>({message})")
+    }
+
+    /// An `ask!` producing `ty`; `key` is `None` when the binding names it.
+    fn ask_expr(&mut self, ty: Ty, bound: bool) -> Option<String> {
+        let receiver_ok = self.f.on("ask_receiver");
+        let try_ok = self.f.on("ask_try");
+        self.site += 1;
+        self.asks += 1;
+        let site = self.site;
+        let key = if bound && self.rng.chance(50) {
+            String::new()
+        } else {
+            format!("k{site} = ")
+        };
+        let ask = |g: &mut Self, form: &str| {
+            let q = g.question(site, 0, form);
+            format!("ask!({key}{q})")
+        };
+        Some(match ty {
+            Ty::AnsN => ask(self, "N"),
+            Ty::AnsC => ask(self, "C"),
+            Ty::I64 => match self.rng.below(3) {
+                0 if try_ok => format!("{}.accepted()?.n", ask(self, "N")),
+                1 if receiver_ok => format!(
+                    "{}.ok().map_or({}, |q| q.n)",
+                    ask(self, "N"),
+                    self.lit_i64()
+                ),
+                2 if try_ok && receiver_ok => {
+                    format!("check({}.ok().map_or(0, |q| q.n))?", ask(self, "N"))
+                }
+                _ if try_ok => format!("{}.accepted()?.n", ask(self, "N")),
+                _ if receiver_ok => format!("{}.ok().map_or(1, |q| q.n)", ask(self, "N")),
+                _ => {
+                    self.site -= 1;
+                    self.asks -= 1;
+                    return None;
+                }
+            },
+            Ty::Bool => match self.rng.below(3) {
+                0 if try_ok => format!("{}.accepted()?.ok", ask(self, "C")),
+                1 if receiver_ok => format!("{}.is_accepted()", ask(self, "N")),
+                _ if receiver_ok => format!("{}.ok().is_some_and(|q| q.ok)", ask(self, "C")),
+                _ if try_ok => format!("{}.accepted()?.ok", ask(self, "C")),
+                _ => {
+                    self.site -= 1;
+                    self.asks -= 1;
+                    return None;
+                }
+            },
+            // A declined ask gives `None`: only with `null_values`.
+            Ty::OptI64 if !self.f.on("null_values") => {
+                self.site -= 1;
+                self.asks -= 1;
+                return None;
+            }
+            Ty::OptI64 if self.f.on("ask_nested") && self.rng.chance(40) => {
+                format!("Some({}.ok().map_or(0, |q| q.n))", ask(self, "N"))
+            }
+            Ty::OptI64 if receiver_ok => format!("{}.ok().map(|q| q.n)", ask(self, "N")),
+            _ => {
+                self.site -= 1;
+                self.asks -= 1;
+                return None;
+            }
+        })
+    }
+
+    // ------------------------------------------------------------ statements
+
+    fn trace(&mut self) {
+        let id = self.next_id();
+        let vars = self.visible();
+        let mut args = Vec::new();
+        let mut text = format!("L{id}");
+        for _ in 0..self.rng.below(3) {
+            if vars.is_empty() {
+                break;
+            }
+            let var = self.rng.pick(&vars).clone();
+            let inline = self.f.on("inline_capture") && self.rng.chance(40);
+            let width = self.f.on("width_capture") && self.rng.chance(30);
+            match (inline, width) {
+                (true, true) => {
+                    let _ = write!(text, " {{{}:>wd$?}}", var.name);
+                }
+                (true, false) => {
+                    let _ = write!(text, " {{{}:?}}", var.name);
+                }
+                (false, true) => {
+                    text.push_str(" {:>wd$?}");
+                    args.push(var.name.clone());
+                }
+                (false, false) => {
+                    text.push_str(" {:?}");
+                    args.push(var.name.clone());
+                }
+            }
+        }
+        let args: String = args.iter().map(|a| format!(", {a}")).collect();
+        self.line(&format!("t(format!(\"{text}\"{args}));"));
+    }
+
+    fn result_format(&mut self, prefix: &str) -> String {
+        let vars = self.visible();
+        let mut text = prefix.to_owned();
+        let mut args = String::new();
+        let count = if prefix == "end" { 4 } else { 2 };
+        for _ in 0..self.rng.below(count + 1) {
+            if vars.is_empty() {
+                break;
+            }
+            let var = self.rng.pick(&vars).clone();
+            text.push_str(" {:?}");
+            args.push_str(", ");
+            args.push_str(&var.name);
+        }
+        format!("format!(\"{text}\"{args})")
+    }
+
+    fn early_return(&mut self) -> String {
+        let id = self.next_id();
+        if self.rng.chance(75) {
+            let f = self.result_format(&format!("ret{id}"));
+            format!("return Ok({f});")
+        } else {
+            let f = self.result_format(&format!("err{id}"));
+            format!("return Err(ToolError::new({f}));")
+        }
+    }
+
+    /// A statement that leaves the current block (`return`, `break`, `continue`), if the
+    /// context allows one; never a `break` to a labelled block from inside a loop of it... it
+    /// may, labelled blocks accept labelled breaks from anywhere inside.
+    fn diverging(&mut self) -> String {
+        let choice = self.rng.below(3);
+        if choice == 0 || self.loops.is_empty() {
+            return self.early_return();
+        }
+        let target = if self.f.on("labels") && self.rng.chance(40) {
+            self.rng.below(self.loops.len() as u64) as usize
+        } else {
+            self.loops.len() - 1
+        };
+        let ctx = self.loops[target].clone();
+        if ctx.block && ctx.label.is_none() {
+            return self.early_return();
+        }
+        // An unlabelled jump targets the innermost loop, and is an error (E0695) inside a
+        // labelled block; a labelled block needs its label.
+        let innermost_loop = self.loops.iter().rposition(|c| !c.block);
+        let unlabelled_ok =
+            innermost_loop == Some(self.loops.len() - 1) && Some(target) == innermost_loop;
+        let label = match (&ctx.label, unlabelled_ok) {
+            (_, true) if self.rng.chance(50) => String::new(),
+            (Some(label), _) => format!(" {label}"),
+            (None, true) => String::new(),
+            (None, false) => return self.early_return(),
+        };
+        if choice == 1 && !ctx.block && self.f.on("continue") {
+            return format!("continue{label};");
+        }
+        match ctx.value {
+            Some(ty) => {
+                let v = self.expr(ty, 1);
+                format!("break{label} {v};")
+            }
+            None => format!("break{label};"),
+        }
+    }
+
+    fn can_diverge(&self) -> bool {
+        self.f.on("return") || !self.loops.is_empty()
+    }
+
+    /// A block's statements; `budget` is the number of rounds this block may use, and the
+    /// rounds used (worst case) are returned.
+    fn stmts(&mut self, budget: u32, count: u64) -> u32 {
+        let mut left = budget;
+        let n = 1 + self.rng.below(count);
+        for _ in 0..n {
+            left -= self.stmt(left);
+        }
+        budget - left
+    }
+
+    fn stmt(&mut self, budget: u32) -> u32 {
+        self.depth += 1;
+        let used = self.stmt_inner(budget);
+        self.depth -= 1;
+        used
+    }
+
+    fn stmt_inner(&mut self, budget: u32) -> u32 {
+        let nest = self.depth < 4;
+        let roll = self.rng.below(100);
+        let ask = budget > 0 && self.rng.chance(if self.depth <= 1 { 70 } else { 50 });
+        match roll {
+            0..=14 => {
+                self.trace();
+                0
+            }
+            15..=29 => self.let_stmt(budget, ask),
+            30..=37 => self.assign_stmt(budget, ask),
+            38..=41 if ask && self.f.on("ask_stmt") => {
+                self.site += 1;
+                self.asks += 1;
+                let site = self.site;
+                let form = *self.rng.pick(&["N", "C"]);
+                let q = self.question(site, 0, form);
+                if self.f.on("ask_try") && self.rng.chance(40) {
+                    self.line(&format!("ask!(k{site} = {q}).accepted()?;"));
+                } else {
+                    self.line(&format!("ask!(k{site} = {q});"));
+                }
+                1
+            }
+            42..=44 if ask && self.f.on("recheck") => {
+                self.asks += 1;
+                self.line("ask!(recheck());");
+                1
+            }
+            45..=47 if ask && self.f.on("batch") => {
+                self.site += 1;
+                self.asks += 1;
+                let site = self.site;
+                let (a, b) = (self.name_for_binding(), self.name_for_binding());
+                let b = if a == b { format!("{b}2") } else { b };
+                let qa = self.question(site, 0, "N");
+                let qb = self.question(site, 1, "C");
+                let ann = if self.f.on("inference") && self.rng.chance(50) {
+                    String::new()
+                } else {
+                    ": (Answer<N>, Answer<C>)".to_owned()
+                };
+                self.line(&format!(
+                    "let ({a}, {b}){ann} = ask!(k{site}a = {qa}, k{site}b = {qb});"
+                ));
+                self.declare(&a, Ty::AnsN, false);
+                self.declare(&b, Ty::AnsC, false);
+                1
+            }
+            48..=51 if self.f.on("try") => {
+                let e = self.expr(Ty::I64, 0);
+                if self.rng.chance(50) {
+                    let name = self.name_for_binding();
+                    self.line(&format!("let {name}: i64 = check({e})?;"));
+                    self.declare(&name, Ty::I64, false);
+                } else {
+                    self.line(&format!("check({e})?;"));
+                }
+                0
+            }
+            52..=55 if self.can_diverge() => {
+                let c = self.expr(Ty::Bool, 1);
+                self.open(&format!("if {c} {{"));
+                self.trace();
+                let d = self.diverging();
+                self.line(&d);
+                self.close("}");
+                0
+            }
+            56..=60 if self.f.on("let_else") => self.let_else(budget, ask),
+            61..=69 if nest && self.f.on("if") => self.if_stmt(budget, None),
+            70..=76 if nest && self.f.on("match") => self.match_stmt(budget, None),
+            77..=88 if nest => self.loop_stmt(budget, None),
+            89..=94 if nest && self.f.on("block") => {
+                self.open("{");
+                let used = self.stmts(budget, 3);
+                self.close("}");
+                used
+            }
+            95..=99 if nest && self.f.on("label_block") => self.label_block(),
+            _ => {
+                self.trace();
+                0
+            }
+        }
+    }
+
+    fn annotate(&mut self, ty: Ty) -> String {
+        if self.f.on("inference")
+            && self.rng.chance(60)
+            && !matches!(
+                ty,
+                Ty::VecI64 | Ty::Items | Ty::OptI64 | Ty::AnsN | Ty::AnsC
+            )
+        {
+            String::new()
+        } else {
+            format!(": {}", ty.rust())
+        }
+    }
+
+    fn let_stmt(&mut self, budget: u32, ask: bool) -> u32 {
+        let name = self.name_for_binding();
+        let mutable = self.rng.chance(40);
+        let mut_kw = if mutable { "mut " } else { "" };
+        // A value-producing construct.
+        if self.depth < 4 && self.rng.chance(30) {
+            let ty = self.random_ty();
+            let ann = format!(": {}", ty.rust());
+            let pick = self.rng.below(4);
+            let (head, used) = match pick {
+                0 if self.f.on("if") => (format!("let {mut_kw}{name}{ann} = "), None),
+                1 if self.f.on("match") => (format!("let {mut_kw}{name}{ann} = "), Some(1)),
+                2 if self.f.on("break_value") && self.f.on("loop") => {
+                    (format!("let {mut_kw}{name}{ann} = "), Some(2))
+                }
+                3 if self.f.on("block") => (format!("let {mut_kw}{name}{ann} = "), Some(3)),
+                _ => (String::new(), Some(9)),
+            };
+            if used != Some(9) {
+                let used = match used {
+                    None => self.if_stmt(budget, Some((head, ty))),
+                    Some(1) => self.match_stmt(budget, Some((head, ty))),
+                    Some(2) => self.loop_stmt(budget, Some((head, ty))),
+                    _ => {
+                        self.open(&format!("{head}{{"));
+                        let used = self.stmts(budget, 3);
+                        let v = self.expr(ty, 0);
+                        self.line(&v);
+                        self.close("};");
+                        used
+                    }
+                };
+                self.declare(&name, ty, mutable);
+                return used;
+            }
+        }
+        if ask && self.f.on("ask_nested") && self.rng.chance(15) {
+            if let Some(e) = self.ask_expr(Ty::I64, false) {
+                let other = self.name_for_binding();
+                let other = if other == name {
+                    format!("{other}2")
+                } else {
+                    other
+                };
+                let ty = self.random_ty();
+                let v = self.expr(ty, 1);
+                self.line(&format!(
+                    "let ({mut_kw}{name}, {other}): (i64, {}) = ({e}, {v});",
+                    ty.rust()
+                ));
+                self.declare(&name, Ty::I64, mutable);
+                self.declare(&other, ty, false);
+                return 1;
+            }
+        }
+        if ask {
+            let ty = *self
+                .rng
+                .pick(&[Ty::AnsN, Ty::AnsC, Ty::I64, Ty::Bool, Ty::OptI64, Ty::AnsN]);
+            if let Some(e) = self.ask_expr(ty, true) {
+                let ann = self.annotate(ty);
+                self.line(&format!("let {mut_kw}{name}{ann} = {e};"));
+                self.declare(&name, ty, mutable);
+                return 1;
+            }
+        }
+        let ty = self.random_ty();
+        let e = self.expr(ty, 0);
+        let ann = self.annotate(ty);
+        self.line(&format!("let {mut_kw}{name}{ann} = {e};"));
+        self.declare(&name, ty, mutable);
+        0
+    }
+
+    fn assign_stmt(&mut self, budget: u32, ask: bool) -> u32 {
+        let mutables: Vec<Var> = self.visible().into_iter().filter(|v| v.mutable).collect();
+        if mutables.is_empty() {
+            self.trace();
+            return 0;
+        }
+        let var = self.rng.pick(&mutables).clone();
+        if ask
+            && budget > 0
+            && self.f.on("ask_assign")
+            && matches!(
+                var.ty,
+                Ty::I64 | Ty::Bool | Ty::OptI64 | Ty::AnsN | Ty::AnsC
+            )
+        {
+            if var.ty == Ty::I64 && self.f.on("ask_receiver") && self.rng.chance(40) {
+                self.site += 1;
+                self.asks += 1;
+                let site = self.site;
+                let q = self.question(site, 0, "N");
+                self.line(&format!(
+                    "{} ^= ask!(k{site} = {q}).ok().map_or(0, |q| q.n);",
+                    var.name
+                ));
+                return 1;
+            }
+            if let Some(e) = self.ask_expr(var.ty, false) {
+                self.line(&format!("{} = {e};", var.name));
+                return 1;
+            }
+        }
+        match var.ty {
+            Ty::Items if self.rng.chance(60) => {
+                let a = self.expr(Ty::I64, 1);
+                let c = self.expr(Ty::Char, 1);
+                self.line(&format!("{}.push(Item {{ id: {a}, tag: {c} }});", var.name));
+            }
+            Ty::VecI64 if self.rng.chance(60) => {
+                let a = self.expr(Ty::I64, 1);
+                self.line(&format!("{}.push({a});", var.name));
+            }
+            Ty::I64 if self.rng.chance(50) => {
+                let a = self.expr(Ty::I64, 1);
+                self.line(&format!("{0} = {0}.wrapping_add({a});", var.name));
+            }
+            ty => {
+                let e = self.expr(ty, 0);
+                self.line(&format!("{} = {e};", var.name));
+            }
+        }
+        0
+    }
+
+    fn let_else(&mut self, budget: u32, ask: bool) -> u32 {
+        let name = self.name_for_binding();
+        let (form, field, ty) = if self.rng.chance(50) {
+            ("N", "n", Ty::I64)
+        } else {
+            ("C", "ok", Ty::Bool)
+        };
+        let ans_ty = if form == "N" { Ty::AnsN } else { Ty::AnsC };
+        let mut used = 0;
+        let scrutinee = if ask && budget > 0 {
+            used = 1;
+            self.ask_expr(ans_ty, false).expect("an answer ask")
+        } else {
+            let vars = self.vars_of(ans_ty);
+            if vars.is_empty() {
+                let n = self.expr(Ty::OptI64, 0);
+                let d = self.diverging_or_return();
+                self.line(&format!("let Some({name}) = {n} else {{ {d} }};"));
+                self.declare(&name, Ty::I64, false);
+                return 0;
+            }
+            let var = self.rng.pick(&vars).clone();
+            self.read(&var)
+        };
+        let d = self.diverging_or_return();
+        self.line(&format!(
+            "let Answer::Accept({form} {{ {field}: {name} }}) = {scrutinee} else {{ {d} }};"
+        ));
+        self.declare(&name, ty, false);
+        used
+    }
+
+    fn diverging_or_return(&mut self) -> String {
+        if self.can_diverge() {
+            self.diverging()
+        } else {
+            self.early_return()
+        }
+    }
+
+    fn if_stmt(&mut self, budget: u32, value: Option<(String, Ty)>) -> u32 {
+        let (head, ty) = match &value {
+            Some((head, ty)) => (head.clone(), Some(*ty)),
+            None => (String::new(), None),
+        };
+        let mut used = 0;
+        // Condition: plain, an ask, `if let` on an option or an answer.
+        let ask_cond = budget > 0 && self.f.on("ask_cond") && self.rng.chance(35);
+        let kind = self.rng.below(3);
+        let mut binding: Option<(String, Ty)> = None;
+        let cond = if kind == 0 {
+            // if let
+            let name = self.name_for_pattern();
+            if ask_cond {
+                used = 1;
+                let (form, field, ty) = if self.rng.chance(50) {
+                    ("N", "n", Ty::I64)
+                } else {
+                    ("C", "ok", Ty::Bool)
+                };
+                let e = self
+                    .ask_expr(if form == "N" { Ty::AnsN } else { Ty::AnsC }, false)
+                    .expect("answer ask");
+                binding = Some((name.clone(), ty));
+                format!("let Answer::Accept({form} {{ {field}: {name} }}) = {e}")
+            } else {
+                let e = self.expr(Ty::OptI64, 0);
+                binding = Some((name.clone(), Ty::I64));
+                format!("let Some({name}) = {e}")
+            }
+        } else if ask_cond {
+            match self.ask_expr(Ty::Bool, false) {
+                Some(e) => {
+                    used = 1;
+                    e
+                }
+                None => self.expr(Ty::Bool, 0),
+            }
+        } else {
+            self.expr(Ty::Bool, 0)
+        };
+        let arm_budget = budget - used;
+        self.open(&format!("{head}if {cond} {{"));
+        if let Some((name, ty)) = &binding {
+            self.declare(name, *ty, false);
+        }
+        let then_used = self.arm(arm_budget, ty);
+        let has_else = ty.is_some() || self.rng.chance(60);
+        let mut else_used = 0;
+        if has_else {
+            self.indent -= 1;
+            self.scopes.pop();
+            if ty.is_none() && self.f.on("ask_cond") && self.rng.chance(20) && arm_budget > 0 {
+                // else if with an ask in its condition
+                if let Some(e) = self.ask_expr(Ty::Bool, false) {
+                    self.line(&format!("}} else if {e} {{"));
+                    self.indent += 1;
+                    self.scopes.push(Vec::new());
+                    else_used = 1 + self.arm(arm_budget - 1, None);
+                    self.close("}");
+                    return used + then_used.max(else_used);
+                }
+            }
+            self.line("} else {");
+            self.indent += 1;
+            self.scopes.push(Vec::new());
+            else_used = self.arm(arm_budget, ty);
+        }
+        self.close(if value.is_some() { "};" } else { "}" });
+        used + then_used.max(else_used)
+    }
+
+    /// The statements of an arm and, for a value-producing construct, its value (or, with
+    /// `diverge`, a jump instead).
+    fn arm(&mut self, budget: u32, ty: Option<Ty>) -> u32 {
+        self.trace();
+        let used = if self.rng.chance(75) {
+            self.stmts(budget, 3)
+        } else {
+            0
+        };
+        if let Some(ty) = ty {
+            if self.f.on("diverge") && self.can_diverge() && self.rng.chance(15) {
+                let d = self.diverging_or_return();
+                self.line(&d);
+            } else {
+                let v = self.expr(ty, 0);
+                self.line(&v);
+            }
+        }
+        used
+    }
+
+    fn match_stmt(&mut self, budget: u32, value: Option<(String, Ty)>) -> u32 {
+        let (head, ty) = match &value {
+            Some((head, ty)) => (head.clone(), Some(*ty)),
+            None => (String::new(), None),
+        };
+        let ask_scrut = budget > 0 && self.f.on("ask_scrutinee") && self.rng.chance(40);
+        let kind = self.rng.below(5);
+        let mut used = 0;
+        let (scrutinee, arms): (String, Vec<(String, Option<(String, Ty)>)>) = match kind {
+            0 | 1 if ask_scrut => {
+                used = 1;
+                let n = self.name_for_pattern();
+                if kind == 0 {
+                    let e = self.ask_expr(Ty::AnsN, false).expect("answer ask");
+                    (
+                        e,
+                        vec![
+                            (
+                                format!("Answer::Accept(N {{ n: {n} }})"),
+                                Some((n, Ty::I64)),
+                            ),
+                            ("Answer::Decline".to_owned(), None),
+                            ("Answer::Cancel".to_owned(), None),
+                        ],
+                    )
+                } else {
+                    let e = self.ask_expr(Ty::AnsC, false).expect("answer ask");
+                    (
+                        e,
+                        vec![
+                            (
+                                format!("Answer::Accept(C {{ ok: {n} }})"),
+                                Some((n, Ty::Bool)),
+                            ),
+                            ("_".to_owned(), None),
+                        ],
+                    )
+                }
+            }
+            0 => {
+                let n = self.name_for_pattern();
+                let e = self.expr(Ty::OptI64, 0);
+                (
+                    e,
+                    vec![
+                        (format!("Some({n})"), Some((n, Ty::I64))),
+                        ("None".to_owned(), None),
+                    ],
+                )
+            }
+            1 | 2 => {
+                let n = self.name_for_pattern();
+                let m = self.name_for_pattern();
+                let asked = if ask_scrut {
+                    self.ask_expr(Ty::I64, false)
+                } else {
+                    None
+                };
+                let e = match asked {
+                    Some(e) => {
+                        used = 1;
+                        e
+                    }
+                    None => self.expr(Ty::I64, 0),
+                };
+                (
+                    e,
+                    vec![
+                        ("0".to_owned(), None),
+                        (format!("{n} @ 1..=4"), Some((n, Ty::I64))),
+                        (format!("{m}"), Some((m, Ty::I64))),
+                    ],
+                )
+            }
+            3 if self.f.on("awkward") => {
+                let n = self.name_for_pattern();
+                let e = self.expr(Ty::Outer, 0);
+                (
+                    e,
+                    vec![
+                        (
+                            format!("Outer::A(Inner::Y({n}))"),
+                            Some((n.clone(), Ty::I64)),
+                        ),
+                        ("Outer::A(Inner::X) | Outer::E".to_owned(), None),
+                        (format!("Outer::B {{ flag: {n} }}"), Some((n, Ty::Bool))),
+                    ],
+                )
+            }
+            _ => {
+                let e = self.expr(Ty::Bool, 0);
+                (
+                    e,
+                    vec![("true".to_owned(), None), ("false".to_owned(), None)],
+                )
+            }
+        };
+        let arm_budget = budget - used;
+        self.line(&format!("{head}match {scrutinee} {{"));
+        self.indent += 1;
+        let mut worst = 0;
+        for (pattern, binding) in arms {
+            self.open(&format!("{pattern} => {{"));
+            if let Some((name, ty)) = binding {
+                self.declare(&name, ty, false);
+            }
+            worst = worst.max(self.arm(arm_budget, ty));
+            self.close("}");
+        }
+        self.indent -= 1;
+        self.line(if value.is_some() { "};" } else { "}" });
+        used + worst
+    }
+
+    fn label(&mut self) -> Option<String> {
+        if self.f.on("labels") && self.rng.chance(40) {
+            Some(format!("'{}", self.fresh_name("l")))
+        } else {
+            None
+        }
+    }
+
+    fn loop_stmt(&mut self, budget: u32, value: Option<(String, Ty)>) -> u32 {
+        let iterations: u32 = 1 + self.rng.below(2) as u32;
+        let guard = self.fresh_name("g");
+        let label = self.label();
+        let lab = label.as_ref().map(|l| format!("{l}: ")).unwrap_or_default();
+        let mut kinds = Vec::new();
+        if self.f.on("loop") {
+            kinds.push(0);
+        }
+        if value.is_none() {
+            if self.f.on("while") {
+                kinds.push(1);
+            }
+            if self.f.on("while_let") {
+                kinds.push(2);
+            }
+            if self.f.on("for_range") {
+                kinds.push(3);
+            }
+            if self.f.on("for_vec") {
+                kinds.push(4);
+            }
+        }
+        if kinds.is_empty() {
+            self.trace();
+            return 0;
+        }
+        let kind = *self.rng.pick(&kinds);
+        let ctx = LoopCtx {
+            label: label.clone(),
+            value: value.as_ref().map(|(_, ty)| *ty),
+            block: false,
+        };
+        // Each iteration may use body_budget rounds; a condition ask adds one per evaluation.
+        let ask_cond = budget >= iterations + 2 && self.f.on("ask_cond") && self.rng.chance(30);
+        match kind {
+            0 => {
+                self.line(&format!("let mut {guard} = 0u32;"));
+                let body_budget = budget / iterations;
+                let head = value.as_ref().map(|(h, _)| h.clone()).unwrap_or_default();
+                self.open(&format!("{head}{lab}loop {{"));
+                self.loops.push(ctx.clone());
+                self.line(&format!("{guard} += 1;"));
+                let exit = match ctx.value {
+                    Some(ty) => {
+                        let v = self.expr(ty, 1);
+                        format!("break {v};")
+                    }
+                    None => "break;".to_owned(),
+                };
+                self.line(&format!("if {guard} > {iterations} {{ {exit} }}"));
+                let used = self.stmts(body_budget, 4);
+                self.loops.pop();
+                self.close(if value.is_some() { "};" } else { "}" });
+                used * iterations
+            }
+            1 => {
+                self.line(&format!("let mut {guard} = 0u32;"));
+                if ask_cond {
+                    let body_budget = (budget - iterations - 1) / iterations;
+                    let e = self.ask_expr(Ty::Bool, false).expect("bool ask");
+                    self.open(&format!("{lab}while {e} {{"));
+                    self.loops.push(ctx);
+                    self.line(&format!("{guard} += 1;"));
+                    self.line(&format!("if {guard} > {iterations} {{ break; }}"));
+                    let used = self.stmts(body_budget, 4);
+                    self.loops.pop();
+                    self.close("}");
+                    used * iterations + iterations + 1
+                } else {
+                    let body_budget = budget / iterations;
+                    self.open(&format!("{lab}while {guard} < {iterations} {{"));
+                    self.loops.push(ctx);
+                    self.line(&format!("{guard} += 1;"));
+                    let used = self.stmts(body_budget, 4);
+                    self.loops.pop();
+                    self.close("}");
+                    used * iterations
+                }
+            }
+            2 => {
+                let name = self.name_for_pattern();
+                if ask_cond {
+                    self.line(&format!("let mut {guard} = 0u32;"));
+                    let body_budget = (budget - iterations - 1) / iterations;
+                    let e = self.ask_expr(Ty::AnsN, false).expect("answer ask");
+                    self.open(&format!(
+                        "{lab}while let Answer::Accept(N {{ n: {name} }}) = {e} {{"
+                    ));
+                    self.declare(&name, Ty::I64, false);
+                    self.loops.push(ctx);
+                    self.line(&format!("{guard} += 1;"));
+                    self.line(&format!("if {guard} > {iterations} {{ break; }}"));
+                    let used = self.stmts(body_budget, 4);
+                    self.loops.pop();
+                    self.close("}");
+                    used * iterations + iterations + 1
+                } else {
+                    let items: Vec<String> =
+                        (0..iterations).map(|_| self.expr(Ty::I64, 1)).collect();
+                    self.line(&format!(
+                        "let mut {guard}: Vec<i64> = vec![{}];",
+                        items.join(", ")
+                    ));
+                    let body_budget = budget / iterations;
+                    self.open(&format!("{lab}while let Some({name}) = {guard}.pop() {{"));
+                    self.declare(&name, Ty::I64, false);
+                    self.loops.push(ctx);
+                    let used = self.stmts(body_budget, 4);
+                    self.loops.pop();
+                    self.close("}");
+                    used * iterations
+                }
+            }
+            3 => {
+                let name = self.name_for_pattern();
+                let body_budget = budget / iterations;
+                let range = match self.rng.below(3) {
+                    0 => format!("0i64..{iterations}"),
+                    1 => format!("1i64..={iterations}"),
+                    _ => {
+                        let lo = self.expr(Ty::I64, 1);
+                        let lo = format!("({lo}).rem_euclid(100)");
+                        format!("{lo}..({lo} + {iterations})")
+                    }
+                };
+                self.open(&format!("{lab}for {name} in {range} {{"));
+                self.declare(&name, Ty::I64, false);
+                self.loops.push(ctx);
+                let used = self.stmts(body_budget, 4);
+                self.loops.pop();
+                self.close("}");
+                used * iterations
+            }
+            _ => {
+                let name = self.name_for_pattern();
+                self.line(&format!("let mut {guard} = 0u32;"));
+                let body_budget = budget / iterations;
+                let (iterable, ty) = if self.f.on("awkward") && self.rng.chance(50) {
+                    (self.expr(Ty::Items, 0), Some(Ty::Items))
+                } else {
+                    (self.expr(Ty::VecI64, 0), None)
+                };
+                let pattern = if ty.is_some() && self.rng.chance(50) {
+                    let m = self.name_for_pattern();
+                    let m = if m == name { format!("{m}2") } else { m };
+                    format!("Item {{ id: {name}, tag: {m} }}")
+                } else if ty.is_some() {
+                    format!("Item {{ id: {name}, .. }}")
+                } else {
+                    name.clone()
+                };
+                self.open(&format!("{lab}for {pattern} in {iterable} {{"));
+                self.declare(&name, Ty::I64, false);
+                if let Some(rest) = pattern
+                    .strip_prefix("Item { id: ")
+                    .and_then(|p| p.split(", tag: ").nth(1))
+                {
+                    let m = rest.trim_end_matches(" }").to_owned();
+                    self.declare(&m, Ty::Char, false);
+                }
+                self.loops.push(ctx);
+                self.line(&format!("{guard} += 1;"));
+                self.line(&format!("if {guard} > {iterations} {{ break; }}"));
+                let used = self.stmts(body_budget, 4);
+                self.loops.pop();
+                self.close("}");
+                used * iterations
+            }
+        }
+    }
+
+    fn label_block(&mut self) -> u32 {
+        let label = format!("'{}", self.fresh_name("blk"));
+        let name = self.name_for_binding();
+        let ty = self.random_ty();
+        self.open(&format!("let {name}: {} = {label}: {{", ty.rust()));
+        self.loops.push(LoopCtx {
+            label: Some(label.clone()),
+            value: Some(ty),
+            block: true,
+        });
+        let c = self.expr(Ty::Bool, 1);
+        let v = self.expr(ty, 1);
+        self.line(&format!("if {c} {{ break {label} {v}; }}"));
+        // No asks inside a labelled block (refused by design).
+        self.stmts(0, 3);
+        let v = self.expr(ty, 0);
+        self.line(&v);
+        self.loops.pop();
+        self.close("};");
+        self.declare(&name, ty, false);
+        0
+    }
+
+    /// The whole body (without braces) and the number of `ask!` sites.
+    pub fn body(mut self) -> (String, u32) {
+        if self.f.on("items") {
+            self.line("use std::fmt::Write as _;");
+            self.line("const LIM: i64 = 3;");
+        }
+        if self.f.on("width_capture") {
+            self.line("let wd: usize = 6;");
+        }
+        let rounds = 2 + self.rng.below(7) as u32;
+        let used = self.stmts(rounds, 3);
+        let _ = self.stmts(rounds - used, 6);
+        if self.f.on("items") && self.rng.chance(50) {
+            self.line("let mut w_out = String::new();");
+            self.line("write!(w_out, \"{}\", LIM).unwrap();");
+            self.line("t(w_out);");
+        }
+        let end = self.result_format("end");
+        self.line(&format!("Ok({end})"));
+        (self.out, self.asks)
+    }
+}
+
+/// One generated case.
+pub struct Case {
+    /// Its number.
+    pub index: u64,
+    /// Its seed (also the seed of its answer script).
+    pub seed: u64,
+    /// The body, without the braces.
+    pub body: String,
+}
+
+/// Generates `count` bodies from `seed`.
+pub fn cases(seed: u64, count: u64, features: &Features) -> Vec<Case> {
+    let mut rng = Rng::new(seed);
+    (0..count)
+        .map(|index| {
+            let case_seed = rng.next_u64();
+            let (body, _) = Gen::new(case_seed, features).body();
+            Case {
+                index,
+                seed: case_seed,
+                body,
+            }
+        })
+        .collect()
+}
+
+/// Cases from hand-written bodies separated by `// ----` lines (lines starting with `//!`
+/// are comments); the answer scripts are seeded from `seed` and the case number.
+pub fn written_cases(text: &str, seed: u64) -> Vec<Case> {
+    text.split("\n// ----")
+        .map(|body| {
+            body.lines()
+                .filter(|line| !line.starts_with("//!") && !line.starts_with("// ----"))
+                .map(|line| format!("    {line}\n"))
+                .collect::<String>()
+        })
+        .filter(|body| !body.trim().is_empty())
+        .enumerate()
+        .map(|(index, body)| Case {
+            index: index as u64,
+            seed: seed.wrapping_add(index as u64),
+            body,
+        })
+        .collect()
+}
+
+/// The Rust source holding every case twice, a table of them, and their sources.
+pub fn emit_cases(cases: &[Case], seed: u64, features: &Features) -> String {
+    let mut plain = String::new();
+    let mut tools = String::new();
+    let mut table = String::new();
+    for case in cases {
+        let i = case.index;
+        let _ = write!(
+            plain,
+            "pub async fn case_{i}() -> Result<String, ToolError> {{\n{}}}\n\n",
+            case.body
+        );
+        let _ = write!(
+            tools,
+            "#[mrtr::tool]\npub async fn case_{i}() -> Result<String, ToolError> {{\n{}}}\n\n",
+            case.body
+        );
+        let _ = writeln!(
+            table,
+            "    Case {{ index: {i}, seed: {}, source: {:?}, plain: |s| Box::pin(mrtr_differential::run_plain(s, plain::case_{i})), tool: |s| Box::pin(mrtr_differential::run_tool(s, tools::case_{i})) }},",
+            case.seed, case.body
+        );
+    }
+    format!(
+        "/// The seed the cases were generated from.\npub const SEED: u64 = {seed};\n/// The enabled grammar features.\npub const FEATURES: &str = {:?};\n\n\
+         #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]\npub mod plain {{\n    use mrtr::{{Answer, ToolError, elicit, recheck}};\n    use mrtr_differential::{{C, Inner, Item, Marker, N, Outer, check, t}};\n    macro_rules! ask {{\n        ($key:ident = $q:expr) => {{ mrtr_differential::plain_ask($q) }};\n        ($($key:ident = $q:expr),+) => {{ ($(mrtr_differential::plain_ask($q)),+) }};\n        ($q:expr) => {{ mrtr_differential::plain_ask($q) }};\n    }}\n\n{plain}}}\n\n\
+         #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]\npub mod tools {{\n    use mrtr::{{Answer, ToolError, elicit, recheck}};\n    use mrtr_differential::{{C, Inner, Item, Marker, N, Outer, check, t}};\n\n{tools}}}\n\n\
+         /// Every case.\npub static CASES: &[Case] = &[\n{table}];\n",
+        features.list()
+    )
+}
