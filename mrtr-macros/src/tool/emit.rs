@@ -255,7 +255,13 @@ impl Emitter<'_> {
         node: &Node,
     ) -> (TokenStream, bool) {
         match node {
-            Node::Stmt(code) | Node::Tail(code) => (self.fill(held, code), true),
+            Node::Stmt(code) => {
+                let (before, after, back) = self.around_hidden_exits(held, &[code], &[]);
+                let code = self.fill(held, code);
+                held.0.extend(back);
+                (quote!(#before #code #after), true)
+            }
+            Node::Tail(code) => (self.fill(held, code), true),
             Node::Let {
                 attrs,
                 pat,
@@ -264,6 +270,8 @@ impl Emitter<'_> {
                 declares,
                 hides,
             } => {
+                let codes: Vec<&Code> = std::iter::once(init).chain(diverge.as_ref()).collect();
+                let (before, after, back) = self.around_hidden_exits(held, &codes, declares);
                 let init = self.fill(held, init);
                 let diverge = diverge.as_ref().map(|diverge| {
                     let diverge = self.fill(held, diverge);
@@ -293,7 +301,8 @@ impl Emitter<'_> {
                     quote!(let #value = #init; #saves #attrs let #pat = #value #diverge;)
                 };
                 held.0.extend(declares.iter().copied());
-                (code, true)
+                held.0.extend(back);
+                (quote!(#before #code #after), true)
             }
             Node::Jump { target, visible } => {
                 let jump = self.jump(held, *target, visible, &BTreeSet::new());
@@ -304,12 +313,70 @@ impl Emitter<'_> {
         }
     }
 
+    /// A `break`/`continue` inside the author's statement may leave from where an inner
+    /// binding hides a value the target needs. Such a value, if the statement does not use it
+    /// itself, goes into its slot before the statement and comes back after it.
+    fn around_hidden_exits(
+        &mut self,
+        held: &mut Held,
+        codes: &[&Code],
+        declares: &[BindingId],
+    ) -> (TokenStream, TokenStream, Vec<BindingId>) {
+        let mut hidden = BTreeSet::new();
+        for code in codes {
+            for hole in &code.holes {
+                let exit = &self.program.holes[*hole];
+                for id in self.live[exit.target].intersection(&held.0) {
+                    let name = self.program.bindings[*id].ident.to_string();
+                    let visible =
+                        exit.visible.get(&name) == Some(id) && !exit.hidden.contains(&name);
+                    let used = codes.iter().any(|code| code.uses.contains(id));
+                    if !visible && !used && self.is_kept(*id) {
+                        hidden.insert(*id);
+                    }
+                }
+            }
+        }
+        let hidden: Vec<BindingId> = hidden.into_iter().collect();
+        let before = self.move_to_slots(held, &hidden);
+        let redeclared: BTreeSet<String> = declares
+            .iter()
+            .map(|id| self.program.bindings[*id].ident.to_string())
+            .collect();
+        let (mut after, mut back) = (TokenStream::new(), Vec::new());
+        for id in hidden {
+            let binding = &self.program.bindings[id];
+            if redeclared.contains(&binding.ident.to_string()) {
+                continue;
+            }
+            let (ident, slot, name) = (&binding.ident, self.slot(id), ident_name(&binding.ident));
+            let mutability = binding.mutable.then(|| quote!(mut));
+            after.extend(quote! {
+                #[allow(unused_mut, unused_variables)]
+                let #mutability #ident = __mrtr_try!(__mrtr_private::unslot(&mut #slot, #name));
+            });
+            back.push(id);
+        }
+        (before, after, back)
+    }
+
+    /// Takes a value out of its slot into a local of its own name.
+    fn take(&self, id: BindingId) -> TokenStream {
+        let binding = &self.program.bindings[id];
+        let (ident, slot, name) = (&binding.ident, self.slot(id), ident_name(&binding.ident));
+        let mutability = binding.mutable.then(|| quote!(mut));
+        quote! {
+            #[allow(unused_mut, unused_variables)]
+            let #mutability #ident = __mrtr_try!(__mrtr_private::unslot(&mut #slot, #name));
+        }
+    }
+
     fn move_to_slots(&self, held: &mut Held, ids: &[BindingId]) -> TokenStream {
         ids.iter()
             .map(|id| {
                 held.0.remove(id);
                 let (ident, slot) = (&self.program.bindings[*id].ident, self.slot(*id));
-                quote!(#[allow(unused_assignments)] { #slot = ::core::option::Option::Some(#ident); })
+                quote!(#[allow(unused_assignments, unreachable_code)] { #slot = ::core::option::Option::Some(#ident); })
             })
             .collect()
     }
@@ -321,62 +388,111 @@ impl Emitter<'_> {
         held: &mut Held,
         branch: &Branch,
     ) -> (TokenStream, bool) {
-        // A value the construct does not use but hides by name is put away before it.
+        // A value that an arm hides by name, and that the construct's head does not read, is
+        // put away before the construct; arms that do not hide it take it back.
+        let head_uses: BTreeSet<BindingId> = match &branch.shape {
+            BranchShape::If { cond } => cond.uses.clone(),
+            BranchShape::Match { scrutinee, heads } => heads
+                .iter()
+                .flat_map(|head| head.uses.iter().copied())
+                .chain(scrutinee.uses.iter().copied())
+                .collect(),
+            BranchShape::Block => BTreeSet::new(),
+        };
         let early: Vec<BindingId> = held
             .0
             .iter()
             .copied()
             .filter(|id| {
+                let name = self.program.bindings[*id].ident.to_string();
                 self.is_kept(*id)
                     && live_out.contains(id)
-                    && !branch.uses.contains(id)
-                    && branch
-                        .declared_names
-                        .contains(&self.program.bindings[*id].ident.to_string())
+                    && !head_uses.contains(id)
+                    && branch.declared_names.contains(&name)
+                    && branch.visible.get(&name) == Some(id)
             })
             .collect();
-        let early = self.move_to_slots(held, &early);
+        let early_saves = self.move_to_slots(held, &early);
+        // One the `match` reads and an arm's pattern hides goes away once the scrutinee is
+        // evaluated, before the arms bind.
+        let late: Vec<BindingId> = match &branch.shape {
+            BranchShape::Match { scrutinee, heads } => held
+                .0
+                .iter()
+                .copied()
+                .filter(|id| {
+                    let name = self.program.bindings[*id].ident.to_string();
+                    self.is_kept(*id)
+                        && live_out.contains(id)
+                        && scrutinee.uses.contains(id)
+                        && !heads.iter().any(|head| head.uses.contains(id))
+                        && branch.arms.iter().any(|arm| arm.hides.contains(id))
+                        && branch.visible.get(&name) == Some(id)
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let late_saves = self.move_to_slots(held, &late);
+        let early: Vec<BindingId> = early.into_iter().chain(late).collect();
         // Each arm starts from the same bindings; after the construct, a binding is held
         // where every arm that completes in place still holds it.
         let mut arms = Vec::new();
         for arm in &branch.arms {
             let mut arm_held = held.clone();
+            let mut retake = TokenStream::new();
+            for id in early.iter().filter(|id| !arm.hides.contains(id)) {
+                retake.extend(self.take(*id));
+                arm_held.0.insert(*id);
+            }
             arm_held.0.extend(arm.declares.iter().copied());
-            let (code, completes) = self.nodes(block, live_out, &mut arm_held, &arm.nodes);
-            arms.push((code, completes, arm_held));
+            // The value an arm hands out is kept apart, so values can be put away before it.
+            let (nodes, tail) = match arm.nodes.split_last() {
+                Some((Node::Tail(tail), nodes)) => (nodes, Some(tail)),
+                _ => (&arm.nodes[..], None),
+            };
+            let (code, mut completes) = self.nodes(block, live_out, &mut arm_held, nodes);
+            let tail = tail.map(|tail| {
+                completes = true;
+                self.fill(&arm_held, tail)
+            });
+            arms.push((quote!(#retake #code), tail, completes, arm_held));
         }
-        let completes = arms.iter().any(|(_, completes, _)| *completes);
+        let completes = arms.iter().any(|(_, _, completes, _)| *completes);
         let kept_by_all: BTreeSet<BindingId> = held
             .0
             .iter()
             .copied()
             .filter(|id| {
                 arms.iter()
-                    .filter(|(_, completes, _)| *completes)
-                    .all(|(_, _, arm)| arm.0.contains(id))
+                    .filter(|(_, _, completes, _)| *completes)
+                    .all(|(_, _, _, arm)| arm.0.contains(id))
             })
             .collect();
         let mut bodies = Vec::new();
-        for ((code, completes, arm_held), arm) in arms.into_iter().zip(&branch.arms) {
-            // Where arms disagree, the ones still holding a value put it away at their end.
+        for ((code, tail, completes, arm_held), arm) in arms.into_iter().zip(&branch.arms) {
+            // Where arms disagree, the ones still holding a value put it away at their end
+            // (a value taken back inside the arm always: its local ends with the arm).
             let put_away: Vec<BindingId> = held
                 .0
                 .iter()
+                .chain(&early)
                 .copied()
                 .filter(|id| {
                     completes
                         && arm_held.0.contains(id)
-                        && !kept_by_all.contains(id)
+                        && (!kept_by_all.contains(id) || early.contains(id))
                         && live_out.contains(id)
                 })
                 .collect();
-            let body = if put_away.is_empty() {
-                code
-            } else {
-                self.check_visible_at_end(arm, &put_away);
-                let saves = self.move_to_slots(&mut arm_held.clone(), &put_away);
-                let value = Ident::new("__mrtr_arm_value", Span::mixed_site());
-                quote!(let #value = { #code }; #saves #value)
+            self.check_visible_at_end(arm, &put_away);
+            let saves = self.move_to_slots(&mut arm_held.clone(), &put_away);
+            let body = match tail {
+                Some(tail) if !put_away.is_empty() => {
+                    let value = Ident::new("__mrtr_arm_value", Span::mixed_site());
+                    quote!(#code let #value = #tail; #saves #value)
+                }
+                Some(tail) => quote!(#code #tail),
+                None => quote!(#code #saves),
             };
             bodies.push(body);
         }
@@ -388,7 +504,11 @@ impl Emitter<'_> {
                 quote!(if #cond { #then } else { #otherwise })
             }
             BranchShape::Match { scrutinee, heads } => {
-                let scrutinee = self.fill(held, scrutinee);
+                let mut scrutinee = self.fill(held, scrutinee);
+                if !late_saves.is_empty() {
+                    let value = Ident::new("__mrtr_scrutinee", Span::mixed_site());
+                    scrutinee = quote!({ let #value = #scrutinee; #late_saves #value });
+                }
                 let heads: Vec<TokenStream> =
                     heads.iter().map(|head| self.fill(held, head)).collect();
                 quote!(match #scrutinee { #(#heads => { #bodies })* })
@@ -399,7 +519,7 @@ impl Emitter<'_> {
             }
         };
         let code = match branch.dest {
-            Flow::Tail => return (quote!(#early #construct), completes),
+            Flow::Tail => return (quote!(#early_saves #construct), completes),
             Flow::Return => quote!(#[allow(unreachable_code)] return #construct;),
             Flow::Discard(join) => {
                 let jump = self.jump(held, join, &branch.visible, &BTreeSet::new());
@@ -412,7 +532,7 @@ impl Emitter<'_> {
                 quote!(#[allow(unreachable_code)] let #ident = #construct; #[allow(unreachable_code)] #jump)
             }
         };
-        (quote!(#early #code), false)
+        (quote!(#early_saves #code), false)
     }
 
     /// An arm that must put a value away at its end cannot if its own pattern hides it.

@@ -25,6 +25,8 @@ pub(crate) type Visible = BTreeMap<String, BindingId>;
 pub(crate) struct Code {
     pub(crate) tokens: TokenStream,
     pub(crate) holes: Vec<HoleId>,
+    /// The bindings the code uses (recorded for the author's statements).
+    pub(crate) uses: BTreeSet<BindingId>,
 }
 
 /// A piece of a block.

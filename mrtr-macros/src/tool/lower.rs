@@ -104,7 +104,7 @@ impl<'e> Lowerer<'e> {
     /// Declares the machine's argument parameter: rebuilt in each block that uses it, or, if
     /// it is `mut` (`kept`), built once and kept like a local.
     pub(crate) fn parameter(&mut self, pat: &Pat, kept: bool) -> Vec<BindingId> {
-        pattern_bindings(pat, true)
+        pattern_bindings(pat, &|_| true)
             .into_iter()
             .map(|(ident, mutable)| {
                 let kind = if kept {
@@ -154,7 +154,9 @@ impl<'e> Lowerer<'e> {
         let by_ref = ref_bindings(pat);
         let mut declared = Vec::new();
         let mut hidden = Vec::new();
-        for (ident, mutable) in pattern_bindings(pat, irrefutable) {
+        let scopes = &self.scopes;
+        let capitalised = |name: &str| irrefutable || scopes.lookup(name).is_some();
+        for (ident, mutable) in pattern_bindings(pat, &capitalised) {
             if let Some(outer) = self.scopes.lookup_enclosing(&ident.to_string()) {
                 hidden.push(outer);
             }
@@ -214,6 +216,7 @@ impl<'e> Lowerer<'e> {
         self.stmt_code(Code {
             tokens,
             holes: Vec::new(),
+            uses: Default::default(),
         });
     }
 
@@ -330,22 +333,30 @@ impl<'e> Lowerer<'e> {
 
     /// A statement with no ask: its uses recorded, its jumps out of lowered loops made holes.
     fn verbatim_stmt(&mut self, stmt: &Stmt) -> Code {
-        self.uses(stmt);
+        let uses = self.uses_of(stmt);
+        self.program.blocks[self.current]
+            .used
+            .extend(uses.iter().copied());
         let mut stmt = stmt.clone();
         let holes = self.rewrite_jumps(&mut stmt);
         Code {
             tokens: stmt.to_token_stream(),
             holes,
+            uses,
         }
     }
 
     fn verbatim_expr(&mut self, expr: &Expr) -> Code {
-        self.uses(expr);
+        let uses = self.uses_of(expr);
+        self.program.blocks[self.current]
+            .used
+            .extend(uses.iter().copied());
         let mut expr = expr.clone();
         let holes = self.rewrite_jumps(&mut expr);
         Code {
             tokens: expr.to_token_stream(),
             holes,
+            uses,
         }
     }
 
@@ -394,6 +405,7 @@ impl<'e> Lowerer<'e> {
                 Code {
                     tokens: expr.into_token_stream(),
                     holes,
+                    uses: Default::default(),
                 }
             })
         };
@@ -430,6 +442,7 @@ impl<'e> Lowerer<'e> {
             self.stmt_code(Code {
                 tokens: quote!(#expr;),
                 holes,
+                uses: Default::default(),
             });
         }
     }
@@ -457,6 +470,7 @@ impl<'e> Lowerer<'e> {
                     Code {
                         tokens: expr.into_token_stream(),
                         holes,
+                        uses: Default::default(),
                     },
                     dest,
                 );
@@ -506,6 +520,7 @@ impl<'e> Lowerer<'e> {
                     quote!(#tokens;)
                 },
                 holes: value.holes,
+                uses: Default::default(),
             }),
             Dest::Return => self.stmt_code(Code {
                 tokens: {
@@ -513,6 +528,7 @@ impl<'e> Lowerer<'e> {
                     quote!(#[allow(unreachable_code)] return #tokens;)
                 },
                 holes: value.holes,
+                uses: Default::default(),
             }),
             Dest::Value(binding) => {
                 let ident = self.ident(binding).clone();
@@ -723,6 +739,7 @@ impl<'e> Lowerer<'e> {
         let declared_names = declared_names(&Expr::If(expr_if.clone()));
         let visible = self.scopes.visible();
         let (arm_dest, flow, join) = self.open_branch(dest);
+        let cond_uses = self.uses_of(&cond);
         self.uses(&cond);
         let holes = self.rewrite_jumps(&mut cond);
         self.scopes.push();
@@ -746,6 +763,7 @@ impl<'e> Lowerer<'e> {
                 cond: Code {
                     tokens: cond.into_token_stream(),
                     holes,
+                    uses: cond_uses,
                 },
             },
             arms: vec![
@@ -780,6 +798,7 @@ impl<'e> Lowerer<'e> {
         let declared_names = declared_names(&Expr::Match(expr_match.clone()));
         let visible = self.scopes.visible();
         let (arm_dest, flow, join) = self.open_branch(dest);
+        let scrutinee_uses = self.uses_of(&scrutinee);
         self.uses(&scrutinee);
         let holes = self.rewrite_jumps(&mut scrutinee);
         let mut heads = Vec::new();
@@ -813,6 +832,7 @@ impl<'e> Lowerer<'e> {
                     Code {
                         tokens: quote!(#(#attrs)* #pat #if_token #tokens),
                         holes: code.holes,
+                        uses: code.uses,
                     }
                 }
                 None => plain(quote!(#(#attrs)* #pat)),
@@ -829,6 +849,7 @@ impl<'e> Lowerer<'e> {
                 scrutinee: Code {
                     tokens: scrutinee.into_token_stream(),
                     holes,
+                    uses: scrutinee_uses,
                 },
                 heads,
             },
@@ -941,6 +962,7 @@ impl<'e> Lowerer<'e> {
             init: Code {
                 tokens: state,
                 holes,
+                uses: Default::default(),
             },
             diverge: None,
             declares: vec![iter],
@@ -989,6 +1011,7 @@ fn plain(tokens: TokenStream) -> Code {
     Code {
         tokens,
         holes: Vec::new(),
+        uses: BTreeSet::new(),
     }
 }
 
@@ -997,6 +1020,7 @@ fn wrap_in_block(code: Code) -> Code {
     Code {
         tokens: quote!({ #tokens }),
         holes: code.holes,
+        uses: code.uses,
     }
 }
 
@@ -1188,7 +1212,7 @@ impl Jumps<'_, '_> {
 }
 
 fn pat_names(pat: &Pat) -> Vec<String> {
-    pattern_bindings(pat, false)
+    pattern_bindings(pat, &|_| true)
         .into_iter()
         .map(|(ident, _)| ident.to_string())
         .collect()
@@ -1291,7 +1315,7 @@ impl VisitMut for Jumps<'_, '_> {
             for stmt in &mut block.stmts {
                 jumps.visit_stmt_mut(stmt);
                 if let Stmt::Local(local) = stmt {
-                    let names = pattern_bindings(&local.pat, true)
+                    let names = pattern_bindings(&local.pat, &|_| true)
                         .into_iter()
                         .map(|(ident, _)| ident.to_string());
                     jumps.hidden.last_mut().expect("a scope").extend(names);

@@ -85,7 +85,7 @@ fn lower(function: &ItemFn, signature: &Signature<'_>, errors: &mut Errors) -> L
     let mut lowerer = Lowerer::new(errors, context);
     let (args_bindings, args_kept) = match &signature.args {
         Some(args) => {
-            let kept = scope::pattern_bindings(args.pat, true)
+            let kept = scope::pattern_bindings(args.pat, &|_| true)
                 .iter()
                 .any(|(_, mutable)| *mutable);
             (lowerer.parameter(args.pat, kept), kept)
@@ -152,7 +152,7 @@ fn machine(
             bindings: args_bindings,
             kept: args_kept,
         }),
-        frame_names: emit::frame_names(&program, &kept),
+        frame_names: emit::frame_names(&program, &liveness::crossing(&live)),
         errors: Vec::new(),
     };
     let body = emitter.body();

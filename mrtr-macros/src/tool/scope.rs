@@ -101,19 +101,23 @@ impl Scopes {
     }
 }
 
-/// The names a pattern binds, with their mutability. In a refutable pattern (a `match` arm,
-/// `if let`), a capitalised single name (`None`, `MAX`) is a constant or a unit variant. In
-/// an irrefutable one (`let`, a parameter) it is taken as a binding (`let N = 3;`): were it a
-/// unit struct, keeping and restoring it would still be right.
-pub(crate) fn pattern_bindings(pat: &Pat, irrefutable: bool) -> Vec<(Ident, bool)> {
-    struct Collect(Vec<(Ident, bool)>, bool);
-    impl<'ast> Visit<'ast> for Collect {
+/// The names a pattern binds, with their mutability. A capitalised single name (`None`,
+/// `MAX`, `Q`) binds where `capitalised_binds` says so: always in an irrefutable pattern
+/// (`let N = 3;`; were it a unit struct, keeping and restoring it would still be right), and in
+/// a refutable one when a local of that name is in scope (a `let` cannot shadow a constant or a
+/// unit variant, so the name cannot be one).
+pub(crate) fn pattern_bindings(
+    pat: &Pat,
+    capitalised_binds: &dyn Fn(&str) -> bool,
+) -> Vec<(Ident, bool)> {
+    struct Collect<'f>(Vec<(Ident, bool)>, &'f dyn Fn(&str) -> bool);
+    impl<'ast> Visit<'ast> for Collect<'_> {
         fn visit_pat_ident(&mut self, pat: &'ast syn::PatIdent) {
             let name = pat.ident.to_string();
             let capitalised = name
                 .trim_start_matches("r#")
                 .starts_with(|c: char| c.is_uppercase());
-            if self.1 || !capitalised || pat.subpat.is_some() {
+            if !capitalised || pat.subpat.is_some() || (self.1)(name.trim_start_matches("r#")) {
                 self.0.push((pat.ident.clone(), pat.mutability.is_some()));
             }
             if let Some((_, subpat)) = &pat.subpat {
@@ -128,7 +132,7 @@ pub(crate) fn pattern_bindings(pat: &Pat, irrefutable: bool) -> Vec<(Ident, bool
         }
         fn visit_expr(&mut self, _: &'ast Expr) {}
     }
-    let mut collect = Collect(Vec::new(), irrefutable);
+    let mut collect = Collect(Vec::new(), capitalised_binds);
     collect.visit_pat(pat);
     collect.0
 }
@@ -165,7 +169,8 @@ impl<'s> Uses<'s> {
     }
 
     fn bind(&mut self, pat: &Pat) {
-        let names = pattern_bindings(pat, false)
+        let scopes = self.scopes;
+        let names = pattern_bindings(pat, &|name| scopes.lookup(name).is_some())
             .into_iter()
             .map(|(ident, _)| ident.to_string());
         match self.shadows.last_mut() {
@@ -361,14 +366,14 @@ mod tests {
     #[test]
     fn capitalised_names_are_not_bindings() {
         let pat: Pat = syn::parse_quote!((Some(a), None, mut b, MAX, ref c @ Foo { d, .. }));
-        let names: Vec<String> = pattern_bindings(&pat, false)
+        let names: Vec<String> = pattern_bindings(&pat, &|_| false)
             .iter()
             .map(|(ident, _)| ident.to_string())
             .collect();
         assert_eq!(names, ["a", "b", "c", "d"]);
         let pat: Pat = syn::parse_quote!(N);
         assert_eq!(
-            pattern_bindings(&pat, true).len(),
+            pattern_bindings(&pat, &|_| true).len(),
             1,
             "`let N = 3;` binds N"
         );

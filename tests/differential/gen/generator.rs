@@ -378,7 +378,9 @@ impl<'f> Gen<'f> {
     /// not open yet); names of sibling scopes are always reused.
     fn name_for(&mut self, inner: bool) -> String {
         if self.rng.chance(80) {
-            let name = if self.f.on("caps") && self.rng.chance(10) {
+            // Capitalised names bind in `let`s; in a pattern, mrtr takes them for constants
+            // (the README's rule), as Rust's naming convention does.
+            let name = if self.f.on("caps") && !inner && self.rng.chance(10) {
                 "Q".to_owned()
             } else {
                 (*self.rng.pick(POOL)).to_owned()
@@ -401,7 +403,7 @@ impl<'f> Gen<'f> {
             }
         }
         let name = self.fresh_name("n");
-        if self.f.on("caps") && self.rng.chance(10) {
+        if self.f.on("caps") && !inner && self.rng.chance(10) {
             return name.to_uppercase();
         }
         name

@@ -19,14 +19,14 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 /// The number form every generated body asks with.
-#[derive(mrtr::Form, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(mrtr::Form, Debug, Clone, PartialEq)]
 pub struct N {
     /// A number.
     pub n: i64,
 }
 
 /// The yes/no form every generated body asks with.
-#[derive(mrtr::Form, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(mrtr::Form, Debug, Clone, PartialEq)]
 pub struct C {
     /// Yes or no.
     pub ok: bool,
