@@ -451,6 +451,9 @@ impl Emitter<'_> {
                 _ => (&arm.nodes[..], None),
             };
             let (code, mut completes) = self.nodes(block, live_out, &mut arm_held, nodes);
+            if tail.is_none() && nodes.last().is_some_and(visibly_diverges) {
+                completes = false;
+            }
             let tail = tail.map(|tail| {
                 completes = true;
                 self.fill(&arm_held, tail)
@@ -676,6 +679,20 @@ impl Emitter<'_> {
             }
         }
         out.into_iter().collect()
+    }
+}
+
+/// A statement of the author's that visibly never completes: `return ..;`, or a `break` or
+/// `continue` (a hole, or left as written).
+fn visibly_diverges(node: &Node) -> bool {
+    let Node::Stmt(code) = node else {
+        return false;
+    };
+    match code.tokens.clone().into_iter().next() {
+        Some(TokenTree::Ident(ident)) => {
+            ident == HOLE || ident == "return" || ident == "break" || ident == "continue"
+        }
+        _ => false,
     }
 }
 
