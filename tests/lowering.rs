@@ -390,7 +390,7 @@ async fn a_type_fixed_in_one_arm_is_known_in_the_next() {
 // ---------------------------------------------------------------- 13. attributes
 
 #[mrtr::tool]
-#[cfg(all())]
+#[cfg(test)]
 #[allow(clippy::let_and_return)]
 async fn with_attributes() -> Result<String, ToolError> {
     let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;

@@ -62,8 +62,7 @@ pub(crate) struct Branch {
     pub(crate) arms: Vec<Arm>,
     /// Where the value of an arm that completes in place goes.
     pub(crate) dest: Flow,
-    /// The bindings the construct uses anywhere, and the names it declares anywhere.
-    pub(crate) uses: BTreeSet<BindingId>,
+    /// The names the construct declares anywhere.
     pub(crate) declared_names: BTreeSet<String>,
     /// The names in force around the construct (where its value is delivered).
     pub(crate) visible: Visible,

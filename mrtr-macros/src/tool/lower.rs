@@ -525,7 +525,7 @@ impl<'e> Lowerer<'e> {
             Dest::Return => self.stmt_code(Code {
                 tokens: {
                     let tokens = value.tokens;
-                    quote!(#[allow(unreachable_code)] return #tokens;)
+                    quote!(#[allow(unreachable_code, clippy::diverging_sub_expression)] return #tokens;)
                 },
                 holes: value.holes,
                 uses: Default::default(),
@@ -534,7 +534,7 @@ impl<'e> Lowerer<'e> {
                 let ident = self.ident(binding).clone();
                 self.program.blocks[self.current].declared.insert(binding);
                 self.push(Node::Let {
-                    attrs: quote!(#[allow(unreachable_code)]),
+                    attrs: quote!(#[allow(unreachable_code, clippy::diverging_sub_expression)]),
                     pat: ident.to_token_stream(),
                     init: value,
                     diverge: None,
@@ -735,7 +735,6 @@ impl<'e> Lowerer<'e> {
             };
             cond = hoisted;
         }
-        let uses = self.uses_of(&Expr::If(expr_if.clone()));
         let declared_names = declared_names(&Expr::If(expr_if.clone()));
         let visible = self.scopes.visible();
         let (arm_dest, flow, join) = self.open_branch(dest);
@@ -779,7 +778,6 @@ impl<'e> Lowerer<'e> {
                 },
             ],
             dest: flow,
-            uses,
             declared_names,
             visible,
         };
@@ -794,7 +792,6 @@ impl<'e> Lowerer<'e> {
             };
             scrutinee = hoisted;
         }
-        let uses = self.uses_of(&Expr::Match(expr_match.clone()));
         let declared_names = declared_names(&Expr::Match(expr_match.clone()));
         let visible = self.scopes.visible();
         let (arm_dest, flow, join) = self.open_branch(dest);
@@ -855,7 +852,6 @@ impl<'e> Lowerer<'e> {
             },
             arms,
             dest: flow,
-            uses,
             declared_names,
             visible,
         };
@@ -864,7 +860,6 @@ impl<'e> Lowerer<'e> {
 
     /// A plain `{ .. }` that asks: a construct with one arm, so its scope closes at its end.
     fn branch_block(&mut self, block: &syn::ExprBlock, dest: Dest) {
-        let uses = self.uses_of(&Expr::Block(block.clone()));
         let declared_names = declared_names(&Expr::Block(block.clone()));
         let visible = self.scopes.visible();
         let (arm_dest, flow, join) = self.open_branch(dest);
@@ -881,7 +876,6 @@ impl<'e> Lowerer<'e> {
                 nodes,
             }],
             dest: flow,
-            uses,
             declared_names,
             visible,
         };

@@ -112,6 +112,9 @@ pub const FEATURES: &[(&str, bool, &str)] = &[
     ("ask_assign", true, "x = ask!(..)..., x ^= ask!(..)..."),
 ];
 
+/// A `match` arm's pattern, and the binding it introduces with its type.
+type MatchArm = (String, Option<(String, Ty)>);
+
 /// The enabled grammar features.
 #[derive(Clone, Debug)]
 pub struct Features(BTreeSet<String>);
@@ -1002,8 +1005,12 @@ impl<'f> Gen<'f> {
                 return used;
             }
         }
-        if ask && self.f.on("ask_nested") && self.rng.chance(15) {
-            if let Some(e) = self.ask_expr(Ty::I64, false) {
+        if ask
+            && self.f.on("ask_nested")
+            && self.rng.chance(15)
+            && let Some(e) = self.ask_expr(Ty::I64, false)
+        {
+            {
                 let other = self.name_for_binding();
                 let other = if other == name {
                     format!("{other}2")
@@ -1234,7 +1241,7 @@ impl<'f> Gen<'f> {
         let ask_scrut = budget > 0 && self.f.on("ask_scrutinee") && self.rng.chance(40);
         let kind = self.rng.below(5);
         let mut used = 0;
-        let (scrutinee, arms): (String, Vec<(String, Option<(String, Ty)>)>) = match kind {
+        let (scrutinee, arms): (String, Vec<MatchArm>) = match kind {
             0 | 1 if ask_scrut => {
                 used = 1;
                 let n = self.name_for_pattern();
@@ -1296,7 +1303,7 @@ impl<'f> Gen<'f> {
                     vec![
                         ("0".to_owned(), None),
                         (format!("{n} @ 1..=4"), Some((n, Ty::I64))),
-                        (format!("{m}"), Some((m, Ty::I64))),
+                        (m.to_string(), Some((m, Ty::I64))),
                     ],
                 )
             }

@@ -137,7 +137,7 @@ impl Script {
         match roll {
             0..=14 => Scripted::Decline,
             15..=19 => Scripted::Cancel,
-            _ => Scripted::Accept(value, roll % 3 != 0),
+            _ => Scripted::Accept(value, !roll.is_multiple_of(3)),
         }
     }
 }
