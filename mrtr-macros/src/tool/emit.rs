@@ -273,10 +273,8 @@ impl Emitter<'_> {
                 let codes: Vec<&Code> = std::iter::once(init).chain(diverge.as_ref()).collect();
                 let (before, after, back) = self.around_hidden_exits(held, &codes, declares);
                 let init = self.fill(held, init);
-                let diverge = diverge.as_ref().map(|diverge| {
-                    let diverge = self.fill(held, diverge);
-                    quote!(else #diverge)
-                });
+                let diverge_code = diverge;
+                let diverge = diverge.as_ref().map(|diverge| self.fill(held, diverge));
                 // A value the machine still needs is put in its slot before a `let` of an
                 // inner scope hides its name, after the initializer (which may read it) ran.
                 let hidden: Vec<BindingId> = hides
@@ -293,6 +291,20 @@ impl Emitter<'_> {
                     true => quote!(#attrs #[allow(unused_mut)]),
                     false => attrs.clone(),
                 };
+                // The `else` of a `let .. else` still sees the hidden value: it takes it back.
+                let retakes: TokenStream = hidden
+                    .iter()
+                    .filter(|id| {
+                        diverge_code
+                            .as_ref()
+                            .is_some_and(|code| code.uses.contains(id))
+                    })
+                    .map(|id| self.take(*id))
+                    .collect();
+                let diverge = diverge.map(|diverge| match retakes.is_empty() {
+                    true => quote!(else #diverge),
+                    false => quote!(else { #retakes #diverge }),
+                });
                 let code = if hidden.is_empty() {
                     quote!(#attrs let #pat = #init #diverge;)
                 } else {
