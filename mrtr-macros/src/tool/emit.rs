@@ -437,6 +437,7 @@ impl Emitter<'_> {
                     self.is_kept(*id)
                         && live_out.contains(id)
                         && scrutinee.uses.contains(id)
+                        && !borrows(&scrutinee.tokens, &name)
                         && !heads.iter().any(|head| head.uses.contains(id))
                         && branch.arms.iter().any(|arm| arm.hides.contains(id))
                         && branch.visible.get(&name) == Some(id)
@@ -692,6 +693,23 @@ impl Emitter<'_> {
         }
         out.into_iter().collect()
     }
+}
+
+/// Whether `tokens` visibly borrow `name` (`&name`, `name.method()`, `name[..]`): such a value
+/// cannot be put away while the scrutinee holds the borrow.
+fn borrows(tokens: &TokenStream, name: &str) -> bool {
+    let tokens: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    tokens.iter().enumerate().any(|(index, token)| match token {
+        TokenTree::Group(group) => borrows(&group.stream(), name),
+        TokenTree::Ident(ident) if *ident == name => {
+            let before = index.checked_sub(1).and_then(|index| tokens.get(index));
+            let after = tokens.get(index + 1);
+            matches!(before, Some(TokenTree::Punct(punct)) if punct.as_char() == '&')
+                || matches!(after, Some(TokenTree::Punct(punct)) if punct.as_char() == '.')
+                || matches!(after, Some(TokenTree::Group(group)) if group.delimiter() == proc_macro2::Delimiter::Bracket)
+        }
+        _ => false,
+    })
 }
 
 /// A statement of the author's that visibly never completes: `return ..;`, or a `break` or

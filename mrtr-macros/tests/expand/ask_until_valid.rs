@@ -53,7 +53,7 @@ impl ::mrtr::__private::Machine for __mrtr_machine_pick_even {
                 #[allow(unused_mut, unused_assignments)]
                 let mut __mrtr_slot_tries = ::core::option::Option::None;
                 #[allow(unused_mut, unused_assignments)]
-                let mut __mrtr_slot_value_1_1 = ::core::option::Option::None;
+                let mut __mrtr_slot_value_1 = ::core::option::Option::None;
                 #[allow(unused_mut, unused_assignments)]
                 let mut __mrtr_witness_0_0 = ::core::option::Option::None;
                 #[allow(unused_mut)]
@@ -135,7 +135,7 @@ impl ::mrtr::__private::Machine for __mrtr_machine_pick_even {
                                 {
                                     let __mrtr_value_1 = number.value;
                                     {
-                                        __mrtr_slot_value_1_1 = ::core::option::Option::Some(
+                                        __mrtr_slot_value_1 = ::core::option::Option::Some(
                                             __mrtr_value_1,
                                         );
                                         __mrtr_pc = 2u32;
@@ -152,7 +152,7 @@ impl ::mrtr::__private::Machine for __mrtr_machine_pick_even {
                         2u32 => {
                             #[allow(unused_mut, unused_variables)]
                             let __mrtr_value_1 = __mrtr_try!(
-                                __mrtr_private::unslot(& mut __mrtr_slot_value_1_1,
+                                __mrtr_private::unslot(& mut __mrtr_slot_value_1,
                                 "__mrtr_value_1")
                             );
                             #[allow(unused_mut, unused_variables)]
@@ -160,7 +160,7 @@ impl ::mrtr::__private::Machine for __mrtr_machine_pick_even {
                                 __mrtr_private::unslot(& mut __mrtr_slot_tries, "tries")
                             );
                             let even = __mrtr_value_1;
-                            #[allow(unreachable_code)]
+                            #[allow(unreachable_code, clippy::diverging_sub_expression)]
                             return Ok(format!("{even} after {tries} tries"));
                         }
                         _ => {

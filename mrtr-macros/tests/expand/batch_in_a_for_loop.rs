@@ -217,7 +217,8 @@ impl ::mrtr::__private::Machine for __mrtr_machine_order {
                             let mut lines = __mrtr_try!(
                                 __mrtr_private::unslot(& mut __mrtr_slot_lines, "lines")
                             );
-                            #[allow(unreachable_code)] return Ok(lines.join("\n"));
+                            #[allow(unreachable_code, clippy::diverging_sub_expression)]
+                            return Ok(lines.join("\n"));
                         }
                         _ => {
                             let __mrtr_error = __mrtr_private::StepError::Internal(

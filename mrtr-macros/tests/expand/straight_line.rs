@@ -136,7 +136,7 @@ impl ::mrtr::__private::Machine for __mrtr_machine_get_weather {
                             let Answer::Accept(login) = github_login else {
                                 return Ok("No login given, nothing personalised.".into());
                             };
-                            #[allow(unreachable_code)]
+                            #[allow(unreachable_code, clippy::diverging_sub_expression)]
                             return Ok(
                                 format!(
                                     "{}: {forecast} (for {})", args.location, login.name
