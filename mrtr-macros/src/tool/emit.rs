@@ -211,13 +211,7 @@ impl Emitter<'_> {
                     #rebuild
                 }),
                 (kind, _) if kind.is_kept() && self.live[block].contains(id) => {
-                    let (ident, slot, name) =
-                        (&binding.ident, self.slot(*id), ident_name(&binding.ident));
-                    let mutability = binding.mutable.then(|| quote!(mut));
-                    prelude.extend(quote! {
-                        #[allow(unused_mut, unused_variables)]
-                        let #mutability #ident = __mrtr_try!(__mrtr_private::unslot(&mut #slot, #name));
-                    });
+                    prelude.extend(self.take(*id));
                     held.0.insert(*id);
                 }
                 _ => {}
@@ -357,16 +351,10 @@ impl Emitter<'_> {
             .collect();
         let (mut after, mut back) = (TokenStream::new(), Vec::new());
         for id in hidden {
-            let binding = &self.program.bindings[id];
-            if redeclared.contains(&binding.ident.to_string()) {
+            if redeclared.contains(&self.program.bindings[id].ident.to_string()) {
                 continue;
             }
-            let (ident, slot, name) = (&binding.ident, self.slot(id), ident_name(&binding.ident));
-            let mutability = binding.mutable.then(|| quote!(mut));
-            after.extend(quote! {
-                #[allow(unused_mut, unused_variables)]
-                let #mutability #ident = __mrtr_try!(__mrtr_private::unslot(&mut #slot, #name));
-            });
+            after.extend(self.take(id));
             back.push(id);
         }
         (before, after, back)
