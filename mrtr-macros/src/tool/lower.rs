@@ -301,8 +301,8 @@ impl<'e> Lowerer<'e> {
         }
         if let Some(last) = last {
             if self.completes_in_place(dest) {
+                // In place, the arm's block ends with it: rustc types the arm as the source.
                 self.stmt(last);
-                self.hand_out(None);
             } else {
                 let code = self.verbatim_stmt(last);
                 self.deliver_code(wrap_in_block(code), dest);
@@ -312,9 +312,8 @@ impl<'e> Lowerer<'e> {
         let diverged = rest.last().is_some_and(|last| diverges(last));
         match dest {
             Dest::Discard => {}
-            _ if diverged => {}
-            _ if self.completes_in_place(dest) => self.hand_out(None),
-            _ => self.deliver(quote!(()), dest),
+            _ if diverged || self.completes_in_place(dest) => {}
+            _ => self.deliver_code(plain(quote!(())), dest),
         }
     }
 
@@ -493,43 +492,43 @@ impl<'e> Lowerer<'e> {
         }
     }
 
-    fn hand_out(&mut self, value: Option<Code>) {
-        if let Some(value) = value {
-            self.push(Node::Tail(value));
-        }
-    }
-
     fn deliver_or_hand_out(&mut self, value: Code, dest: Dest) {
         if self.completes_in_place(dest) {
-            self.hand_out(Some(value));
+            self.push(Node::Tail(value));
         } else {
             self.deliver_code(value, dest);
         }
     }
 
-    fn deliver(&mut self, value: TokenStream, dest: Dest) {
-        self.deliver_code(plain(value), dest);
-    }
-
     /// Delivers a value to `dest` from a block other than where an arm's construct started.
     fn deliver_code(&mut self, value: Code, dest: Dest) {
         match dest {
-            Dest::Discard => self.stmt_code(Code {
-                tokens: {
-                    let tokens = value.tokens;
-                    quote!(#tokens;)
-                },
-                holes: value.holes,
-                uses: Default::default(),
-            }),
-            Dest::Return => self.stmt_code(Code {
-                tokens: {
-                    let tokens = value.tokens;
-                    quote!(#[allow(unreachable_code, clippy::diverging_sub_expression)] return #tokens;)
-                },
-                holes: value.holes,
-                uses: Default::default(),
-            }),
+            Dest::Discard => {
+                let Code {
+                    tokens,
+                    holes,
+                    uses,
+                } = value;
+                let tokens = quote!(#tokens;);
+                self.stmt_code(Code {
+                    tokens,
+                    holes,
+                    uses,
+                });
+            }
+            Dest::Return => {
+                let Code {
+                    tokens,
+                    holes,
+                    uses,
+                } = value;
+                let tokens = quote!(#[allow(unreachable_code, clippy::diverging_sub_expression)] return #tokens;);
+                self.stmt_code(Code {
+                    tokens,
+                    holes,
+                    uses,
+                });
+            }
             Dest::Value(binding) => {
                 let ident = self.ident(binding).clone();
                 self.program.blocks[self.current].declared.insert(binding);
