@@ -120,8 +120,58 @@ async fn shadow_in_a_match(args: Flag) -> Result<String, ToolError> {
     Ok(format!("{v} {got}"))
 }
 
+/// An `if let` whose scrutinee reads the kept value its pattern hides (found by the
+/// differential test, seed 2014).
+#[mrtr::tool]
+async fn if_let_reads_what_it_hides(args: Flag) -> Result<String, ToolError> {
+    let v = 10;
+    let mut seen = Vec::new();
+    if let Some(v) = Some(v + 1).filter(|_| args.flag) {
+        let b = ask!(elicit::form::<Number>("b?")).accepted()?.value;
+        seen.push(v + b);
+    } else {
+        seen.push(v);
+    }
+    Ok(format!("{v} {seen:?}"))
+}
+
+/// The `else` of a `let .. else` that hides a kept value leaves a loop that asks (seed 2014).
+#[mrtr::tool]
+async fn let_else_leaves_a_loop(args: Flag) -> Result<String, ToolError> {
+    let v: Option<String> = args.flag.then(|| "ab".to_owned());
+    let mut rounds = 0;
+    while ask!(again = elicit::form::<Number>("again?")).accepted()?.value > 0 {
+        rounds += 1;
+        let Some(v) = v.clone() else { break };
+        rounds += v.len();
+    }
+    Ok(format!("{v:?} {rounds}"))
+}
+
 #[tokio::test]
 async fn shadowing_never_replaces_a_kept_value() {
+    assert_eq!(
+        text(
+            if_let_reads_what_it_hides,
+            json!({"flag": true}),
+            &[number(5)]
+        )
+        .await,
+        "10 [16]"
+    );
+    assert_eq!(
+        text(if_let_reads_what_it_hides, json!({"flag": false}), &[]).await,
+        "10 [10]"
+    );
+    let script = [number(1), number(1), number(0)];
+    assert_eq!(
+        text(let_else_leaves_a_loop, json!({"flag": true}), &script).await,
+        "Some(\"ab\") 6"
+    );
+    assert_eq!(
+        text(let_else_leaves_a_loop, json!({"flag": false}), &[number(1)]).await,
+        "None 1"
+    );
     assert_eq!(
         text(shadow_in_an_arm, json!({"flag": true}), &[]).await,
         "1 20"
@@ -299,6 +349,90 @@ async fn a_context_lookup_keeps_its_annotation_where_it_is_rebuilt() {
         .state(Greeting("hey".into()))
         .build();
     assert_eq!(run(&harness, json!({}), &[number(2)]).await.text(), "hey 2");
+}
+
+// ---------------------------------------------------------------- 8. partial moves
+
+/// No serde derives: a value kept field by field needs only its kept fields to be keepable.
+struct Person {
+    name: String,
+    email: String,
+    visits: u32,
+    notes: Vec<String>,
+}
+
+fn person() -> Person {
+    Person {
+        name: "Ada".to_owned(),
+        email: "ada@example.com".to_owned(),
+        visits: 1,
+        notes: vec!["first".to_owned()],
+    }
+}
+
+/// `name` is moved out before the ask; only `email` and `visits` are read after it.
+#[mrtr::tool]
+async fn partly_moved() -> Result<String, ToolError> {
+    let mut p = person();
+    let name = p.name;
+    let extra = ask!(elicit::form::<Number>("How many more visits?"))
+        .accepted()?
+        .value;
+    p.visits += extra as u32;
+    Ok(format!("{name} <{}> {}", p.email, p.visits))
+}
+
+/// Moved in the block that asks, read again after a construct that asks and inside a loop.
+#[mrtr::tool]
+async fn partly_moved_across_a_loop(args: Flag) -> Result<String, ToolError> {
+    let p = person();
+    let notes = p.notes;
+    let bonus = if args.flag {
+        0
+    } else {
+        ask!(bonus = elicit::form::<Number>("Bonus?"))
+            .accepted()?
+            .value
+    };
+    let mut total = i64::from(p.visits) + bonus;
+    while total < 3 {
+        let more = ask!(elicit::form::<Number>(format!("More for {}?", p.email)));
+        total += more.accepted()?.value;
+    }
+    Ok(format!("{notes:?} {} {total}", p.email.len()))
+}
+
+#[tokio::test]
+async fn a_partly_moved_value_keeps_the_fields_read_later() {
+    assert_eq!(
+        text(partly_moved, json!({}), &[number(2)]).await,
+        "Ada <ada@example.com> 3"
+    );
+    assert_eq!(
+        text(
+            partly_moved_across_a_loop,
+            json!({ "flag": false }),
+            &[number(0), number(1), number(1)]
+        )
+        .await,
+        "[\"first\"] 15 3"
+    );
+    assert_eq!(
+        text(
+            partly_moved_across_a_loop,
+            json!({ "flag": true }),
+            &[number(5)]
+        )
+        .await,
+        "[\"first\"] 15 6"
+    );
+    // Only the fields read after the ask travel, each under its own name.
+    let round = Harness::tool(partly_moved).call(json!({})).await;
+    let kept = round.kept();
+    assert_eq!(
+        kept,
+        json!({ "p.email": "ada@example.com", "p.visits": 1, "name": "Ada" })
+    );
 }
 
 // ---------------------------------------------------------------- 9. arguments checked first

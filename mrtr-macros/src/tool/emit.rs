@@ -32,7 +32,17 @@ pub(crate) struct Emitter<'a> {
     pub(crate) order: &'a [BlockId],
     pub(crate) args: Option<ArgsParam<'a>>,
     pub(crate) frame_names: HashMap<BindingId, String>,
+    /// Bindings kept field by field (see `fields.rs`), with their kept fields.
+    pub(crate) fields: HashMap<BindingId, Vec<Ident>>,
     pub(crate) errors: Vec<syn::Error>,
+}
+
+/// One slot of a binding: the whole value, or one field of a value kept field by field.
+struct Slot {
+    ident: Ident,
+    /// The name in the frame (`name`, or `name.field`).
+    frame: String,
+    field: Option<Ident>,
 }
 
 /// Which bindings the block being emitted holds as locals (the others live in their slots).
@@ -84,6 +94,61 @@ impl Emitter<'_> {
         format_ident!("__mrtr_slot_{}", name, span = Span::mixed_site())
     }
 
+    /// The slots a binding lives in between blocks.
+    fn slots(&self, id: BindingId) -> Vec<Slot> {
+        let (ident, frame) = (self.slot(id), self.frame_name(id));
+        match self.fields.get(&id) {
+            None => vec![Slot {
+                ident,
+                frame,
+                field: None,
+            }],
+            Some(fields) => fields
+                .iter()
+                .map(|field| Slot {
+                    ident: format_ident!(
+                        "{}__{}",
+                        ident,
+                        ident_name(field),
+                        span = Span::mixed_site()
+                    ),
+                    frame: format!("{frame}.{}", ident_name(field)),
+                    field: Some(field.clone()),
+                })
+                .collect(),
+        }
+    }
+
+    fn frame_name(&self, id: BindingId) -> String {
+        self.frame_names
+            .get(&id)
+            .cloned()
+            .unwrap_or_else(|| ident_name(&self.program.bindings[id].ident))
+    }
+
+    /// The struct a binding kept field by field is rebuilt as: generic over its fields' types.
+    fn fields_struct(&self, id: BindingId) -> Ident {
+        let slot = self.slot(id).to_string();
+        let name = slot.trim_start_matches("__mrtr_slot_");
+        format_ident!("__mrtr_fields_{}", name, span = Span::mixed_site())
+    }
+
+    /// Moves a held value into its slots: `slot = Some(value)`, or a slot per kept field.
+    fn store(&self, id: BindingId) -> TokenStream {
+        let ident = &self.program.bindings[id].ident;
+        self.slots(id)
+            .into_iter()
+            .map(
+                |Slot {
+                     ident: slot, field, ..
+                 }| match field {
+                    None => quote!(#slot = ::core::option::Option::Some(#ident);),
+                    Some(field) => quote!(#slot = ::core::option::Option::Some(#ident.#field);),
+                },
+            )
+            .collect()
+    }
+
     fn is_kept(&self, id: BindingId) -> bool {
         self.program.bindings[id].kind.is_kept()
     }
@@ -99,13 +164,25 @@ impl Emitter<'_> {
     /// The statements of the body future: items, slots, the resume dispatch and the machine.
     pub(crate) fn body(&mut self) -> TokenStream {
         let items = &self.program.items;
-        let slots: Vec<Ident> = self
-            .live
+        let crossing: BTreeSet<BindingId> = self.live.iter().flatten().copied().collect();
+        let slots: Vec<Ident> = crossing
             .iter()
-            .flatten()
-            .collect::<BTreeSet<_>>()
-            .into_iter()
-            .map(|id| self.slot(*id))
+            .flat_map(|id| self.slots(*id))
+            .map(|slot| slot.ident)
+            .collect();
+        let structs: Vec<TokenStream> = crossing
+            .iter()
+            .filter_map(|id| {
+                let fields = self.fields.get(id)?;
+                let name = self.fields_struct(*id);
+                let types: Vec<Ident> = (0..fields.len())
+                    .map(|index| format_ident!("__MrtrField{}", index))
+                    .collect();
+                Some(quote! {
+                    #[allow(non_camel_case_types)]
+                    struct #name<#(#types),*> { #(#fields: #types),* }
+                })
+            })
             .collect();
         let witnesses = self
             .program
@@ -121,11 +198,12 @@ impl Emitter<'_> {
             .iter()
             .map(|site| {
                 let pc = site.resume as u32;
-                let restores = self.live[site.resume].iter().map(|id| {
-                    let (slot, name) = (self.slot(*id), &self.frame_names[id]);
+                let restores = self.live[site.resume].iter().flat_map(|id| {
                     let (span, slot_span) = at_binding(&self.program.bindings[*id].ident);
-                    let slot = Ident::new(&slot.to_string(), slot_span);
-                    quote_spanned!(span=> #slot = __mrtr_try!(__mrtr_private::restore(&__mrtr_frame, #name));)
+                    self.slots(*id).into_iter().map(move |Slot { ident, frame, .. }| {
+                        let slot = Ident::new(&ident.to_string(), slot_span);
+                        quote_spanned!(span=> #slot = __mrtr_try!(__mrtr_private::restore(&__mrtr_frame, #frame));)
+                    })
                 });
                 quote!(#pc => { #(#restores)* })
             })
@@ -150,6 +228,7 @@ impl Emitter<'_> {
         let label = machine_label();
         quote! {
             #(#items)*
+            #(#structs)*
             #arguments
             #(#[allow(unused_mut, unused_assignments)] let mut #slots = ::core::option::Option::None;)*
             #(#[allow(unused_mut, unused_assignments)] let mut #witnesses = ::core::option::Option::None;)*
@@ -267,8 +346,6 @@ impl Emitter<'_> {
                 let codes: Vec<&Code> = std::iter::once(init).chain(diverge.as_ref()).collect();
                 let (before, after, back) = self.around_hidden_exits(held, &codes, declares);
                 let init = self.fill(held, init);
-                let diverge_code = diverge;
-                let diverge = diverge.as_ref().map(|diverge| self.fill(held, diverge));
                 // A value the machine still needs is put in its slot before a `let` of an
                 // inner scope hides its name, after the initializer (which may read it) ran.
                 let hidden: Vec<BindingId> = hides
@@ -276,6 +353,20 @@ impl Emitter<'_> {
                     .copied()
                     .filter(|id| held.0.contains(id) && self.is_kept(*id) && live_out.contains(id))
                     .collect();
+                // The `else` of a `let .. else` runs after that: it finds those values in their
+                // slots, and takes back the ones it reads.
+                let retaken: Vec<BindingId> = hidden
+                    .iter()
+                    .copied()
+                    .filter(|id| diverge.as_ref().is_some_and(|code| code.uses.contains(id)))
+                    .collect();
+                let mut diverge_held = held.clone();
+                diverge_held
+                    .0
+                    .retain(|id| !hidden.contains(id) || retaken.contains(id));
+                let diverge = diverge
+                    .as_ref()
+                    .map(|diverge| self.fill(&diverge_held, diverge));
                 // `mut` may be used only in a later block, where the value is taken out of its
                 // slot again: this block alone would warn of an unused `mut` the source has not.
                 let crosses = declares
@@ -285,16 +376,7 @@ impl Emitter<'_> {
                     true => quote!(#attrs #[allow(unused_mut)]),
                     false => attrs.clone(),
                 };
-                // The `else` of a `let .. else` still sees the hidden value: it takes it back.
-                let retakes: TokenStream = hidden
-                    .iter()
-                    .filter(|id| {
-                        diverge_code
-                            .as_ref()
-                            .is_some_and(|code| code.uses.contains(id))
-                    })
-                    .map(|id| self.take(*id))
-                    .collect();
+                let retakes: TokenStream = retaken.iter().map(|id| self.take(*id)).collect();
                 let diverge = diverge.map(|diverge| match retakes.is_empty() {
                     true => quote!(else #diverge),
                     false => quote!(else { #retakes #diverge }),
@@ -363,11 +445,23 @@ impl Emitter<'_> {
     /// Takes a value out of its slot into a local of its own name.
     fn take(&self, id: BindingId) -> TokenStream {
         let binding = &self.program.bindings[id];
-        let (ident, slot, name) = (&binding.ident, self.slot(id), ident_name(&binding.ident));
+        let ident = &binding.ident;
         let mutability = binding.mutable.then(|| quote!(mut));
+        let unslot = |Slot { ident, frame, .. }: &Slot| {
+            quote!(__mrtr_try!(__mrtr_private::unslot(&mut #ident, #frame)))
+        };
+        let slots = self.slots(id);
+        let value = match self.fields.get(&id) {
+            None => unslot(&slots[0]),
+            Some(fields) => {
+                let name = self.fields_struct(id);
+                let values = slots.iter().map(unslot);
+                quote!(#name { #(#fields: #values),* })
+            }
+        };
         quote! {
             #[allow(unused_mut, unused_variables)]
-            let #mutability #ident = __mrtr_try!(__mrtr_private::unslot(&mut #slot, #name));
+            let #mutability #ident = #value;
         }
     }
 
@@ -375,8 +469,8 @@ impl Emitter<'_> {
         ids.iter()
             .map(|id| {
                 held.0.remove(id);
-                let (ident, slot) = (&self.program.bindings[*id].ident, self.slot(*id));
-                quote!(#[allow(unused_assignments, unreachable_code)] { #slot = ::core::option::Option::Some(#ident); })
+                let store = self.store(*id);
+                quote!(#[allow(unused_assignments, unreachable_code)] { #store })
             })
             .collect()
     }
@@ -391,7 +485,7 @@ impl Emitter<'_> {
         // A value that an arm hides by name, and that the construct's head does not read, is
         // put away before the construct; arms that do not hide it take it back.
         let head_uses: BTreeSet<BindingId> = match &branch.shape {
-            BranchShape::If { cond } => cond.uses.clone(),
+            BranchShape::If { cond, .. } => cond.uses.clone(),
             BranchShape::Match { scrutinee, heads } => heads
                 .iter()
                 .flat_map(|head| head.uses.iter().copied())
@@ -413,10 +507,18 @@ impl Emitter<'_> {
             })
             .collect();
         let early_saves = self.move_to_slots(held, &early);
-        // One the `match` reads and an arm's pattern hides goes away once the scrutinee is
-        // evaluated, before the arms bind.
-        let late: Vec<BindingId> = match &branch.shape {
-            BranchShape::Match { scrutinee, heads } => held
+        // One the `match` (or `if let`) reads and an arm's pattern hides goes away once the
+        // scrutinee is evaluated, before the arms bind.
+        let scrutinee = match &branch.shape {
+            BranchShape::Match { scrutinee, heads } => Some((scrutinee, &heads[..])),
+            BranchShape::If {
+                pattern: Some(_),
+                cond,
+            } => Some((cond, &[][..])),
+            _ => None,
+        };
+        let late: Vec<BindingId> = match scrutinee {
+            Some((scrutinee, heads)) => held
                 .0
                 .iter()
                 .copied()
@@ -431,7 +533,7 @@ impl Emitter<'_> {
                         && branch.visible.get(&name) == Some(id)
                 })
                 .collect(),
-            _ => Vec::new(),
+            None => Vec::new(),
         };
         let late_saves = self.move_to_slots(held, &late);
         let early: Vec<BindingId> = early.into_iter().chain(late).collect();
@@ -502,17 +604,21 @@ impl Emitter<'_> {
         }
         held.0 = kept_by_all;
         let construct = match &branch.shape {
-            BranchShape::If { cond } => {
+            BranchShape::If { pattern, cond } => {
                 let cond = self.fill(held, cond);
+                let cond = match pattern {
+                    Some(pattern) => {
+                        let scrutinee = after_saves(cond, &late_saves);
+                        quote!(let #pattern = #scrutinee)
+                    }
+                    None => cond,
+                };
                 let (then, otherwise) = (&bodies[0], &bodies[1]);
                 quote!(if #cond { #then } else { #otherwise })
             }
             BranchShape::Match { scrutinee, heads } => {
-                let mut scrutinee = self.fill(held, scrutinee);
-                if !late_saves.is_empty() {
-                    let value = Ident::new("__mrtr_scrutinee", Span::mixed_site());
-                    scrutinee = quote!({ let #value = #scrutinee; #late_saves #value });
-                }
+                let scrutinee = self.fill(held, scrutinee);
+                let scrutinee = after_saves(scrutinee, &late_saves);
                 let heads: Vec<TokenStream> =
                     heads.iter().map(|head| self.fill(held, head)).collect();
                 quote!(match #scrutinee { #(#heads => { #bodies })* })
@@ -579,8 +685,7 @@ impl Emitter<'_> {
                 self.errors.push(hidden_error(ident));
                 continue;
             }
-            let slot = self.slot(*id);
-            saves.extend(quote!(#slot = ::core::option::Option::Some(#ident);));
+            saves.extend(self.store(*id));
         }
         saves
     }
@@ -603,11 +708,12 @@ impl Emitter<'_> {
         let saves = self.saves(held, resume, visible, &BTreeSet::new());
         // Each kept value is serialized at the span of its binding: a value that cannot be kept
         // is reported at the author's variable.
-        let keeps = self.live[resume].iter().map(|id| {
-            let (slot, name) = (self.slot(*id), &self.frame_names[id]);
+        let keeps = self.live[resume].iter().flat_map(|id| {
             let (span, slot_span) = at_binding(&self.program.bindings[*id].ident);
-            let slot = Ident::new(&slot.to_string(), slot_span);
-            quote_spanned!(span=> __mrtr_try!(__mrtr_private::keep(&mut __mrtr_frame_out, #name, &#slot));)
+            self.slots(*id).into_iter().map(move |Slot { ident, frame, .. }| {
+                let slot = Ident::new(&ident.to_string(), slot_span);
+                quote_spanned!(span=> __mrtr_try!(__mrtr_private::keep(&mut __mrtr_frame_out, #frame, &#slot));)
+            })
         });
         let data = &self.program.sites[site];
         let asks = data
@@ -681,6 +787,15 @@ impl Emitter<'_> {
         }
         out.into_iter().collect()
     }
+}
+
+/// A scrutinee that puts values away once it is evaluated, before a pattern binds.
+fn after_saves(scrutinee: TokenStream, saves: &TokenStream) -> TokenStream {
+    if saves.is_empty() {
+        return scrutinee;
+    }
+    let value = Ident::new("__mrtr_scrutinee", Span::mixed_site());
+    quote!({ let #value = #scrutinee; #saves #value })
 }
 
 /// Whether `tokens` visibly borrow `name` (`&name`, `name.method()`, `name[..]`): such a value

@@ -69,8 +69,12 @@ pub(crate) struct Branch {
 }
 
 pub(crate) enum BranchShape {
-    /// `if COND {arms[0]} else {arms[1]}`; `if let` bindings are declared by `arms[0]`.
-    If { cond: Code },
+    /// `if COND {arms[0]} else {arms[1]}`, or `if let PATTERN = COND ..` when `pattern` is
+    /// set; `if let` bindings are declared by `arms[0]`.
+    If {
+        pattern: Option<TokenStream>,
+        cond: Code,
+    },
     /// `match SCRUTINEE { HEAD => arm, .. }`, a head per arm.
     Match { scrutinee: Code, heads: Vec<Code> },
     /// `{ arms[0] }`.

@@ -756,8 +756,15 @@ impl<'e> Lowerer<'e> {
             }
             lowerer.scopes.pop();
         });
+        // `if let PAT = EXPR` keeps its pattern apart, so values can be put away between
+        // evaluating EXPR and binding PAT, as for a `match`.
+        let (pattern, cond) = match cond {
+            Expr::Let(expr_let) => (Some(expr_let.pat.into_token_stream()), *expr_let.expr),
+            cond => (None, cond),
+        };
         let branch = Branch {
             shape: BranchShape::If {
+                pattern,
                 cond: Code {
                     tokens: cond.into_token_stream(),
                     holes,

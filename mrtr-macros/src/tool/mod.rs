@@ -5,6 +5,7 @@
 
 mod ask;
 mod emit;
+mod fields;
 mod fingerprint;
 mod ir;
 mod kind;
@@ -153,6 +154,7 @@ fn machine(
             kept: args_kept,
         }),
         frame_names: emit::frame_names(&program, &liveness::crossing(&live)),
+        fields: fields::kept_by_field(&program, &liveness::crossing(&live)),
         errors: Vec::new(),
     };
     let body = emitter.body();

@@ -207,7 +207,7 @@ impl<'s> Uses<'s> {
 
 /// The names a format string literal (as written, quotes included) reads implicitly:
 /// `{name}`, `{name:?}`, and the `width$` and `.prec$` arguments of a spec.
-fn format_captures(literal: &str) -> Vec<String> {
+pub(crate) fn format_captures(literal: &str) -> Vec<String> {
     let is_name = |text: &str| {
         !text.is_empty()
             && text.chars().all(|c| c.is_alphanumeric() || c == '_')

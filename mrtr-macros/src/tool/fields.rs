@@ -1,0 +1,204 @@
+//! Values kept field by field. `let name = person.name; ask!(..); person.email` is valid Rust:
+//! `person` is partly moved, and only `email` is read later. Such a value cannot go into its
+//! slot whole, so when every use of a binding reads a named field, the fields read after the
+//! first place the machine may put it away travel in slots of their own, and the blocks that
+//! take it back rebuild a struct with just those fields.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use proc_macro2::{Delimiter, Ident, TokenStream, TokenTree};
+use quote::ToTokens;
+
+use super::ir::{Branch, BranchShape, Code, Node, Program};
+use super::scope::{BindingId, BindingKind, format_captures};
+
+/// For each crossing binding kept field by field, the fields it keeps (in source order).
+pub(crate) fn kept_by_field(
+    program: &Program,
+    crossing: &BTreeSet<BindingId>,
+) -> HashMap<BindingId, Vec<Ident>> {
+    crossing
+        .iter()
+        .filter_map(|id| Some((*id, fields_of(program, *id)?)))
+        .collect()
+}
+
+fn fields_of(program: &Program, id: BindingId) -> Option<Vec<Ident>> {
+    let binding = &program.bindings[id];
+    let name = binding.ident.to_string();
+    // One binding of that name in the whole body: every occurrence of the name is this one.
+    let unique = program
+        .bindings
+        .iter()
+        .filter(|other| other.ident == binding.ident)
+        .count()
+        == 1;
+    if binding.kind != BindingKind::Local || !unique || name.starts_with("r#") {
+        return None;
+    }
+    let mut scan = Scan {
+        program,
+        id,
+        name,
+        counting: false,
+        read_early: false,
+        fields: BTreeMap::new(),
+    };
+    for block in &program.blocks {
+        // In the block that declares it, the fields read before the machine could first put
+        // it away may be moved out; the others are needed later.
+        scan.counting = !block.declared.contains(&id);
+        for node in &block.nodes {
+            if may_put_away(node) {
+                scan.counting = true;
+            }
+            scan.node(node)?;
+        }
+    }
+    // Only a value that may have been partly moved is split: one read only after its first
+    // slot stays whole (a type with its own `Drop` cannot give its fields away).
+    if !scan.read_early {
+        return None;
+    }
+    let mut fields: Vec<(usize, Ident)> = scan.fields.into_values().collect();
+    fields.sort_by_key(|(order, _)| *order);
+    (!fields.is_empty()).then(|| fields.into_iter().map(|(_, field)| field).collect())
+}
+
+/// Whether emitting `node` may move values into their slots and take them back.
+fn may_put_away(node: &Node) -> bool {
+    match node {
+        Node::Stmt(code) | Node::Tail(code) => !code.holes.is_empty(),
+        Node::Let { init, diverge, .. } => {
+            !init.holes.is_empty() || diverge.as_ref().is_some_and(|code| !code.holes.is_empty())
+        }
+        Node::Jump { .. } | Node::Suspend { .. } | Node::Branch(_) => true,
+    }
+}
+
+struct Scan<'a> {
+    program: &'a Program,
+    id: BindingId,
+    name: String,
+    /// Whether the fields read here are needed after a slot.
+    counting: bool,
+    /// Whether a field is read before the value's first slot (where it may be moved out).
+    read_early: bool,
+    /// Field name → (first position seen, field).
+    fields: BTreeMap<String, (usize, Ident)>,
+}
+
+impl Scan<'_> {
+    /// `None` when the binding is used other than by reading a named field.
+    fn node(&mut self, node: &Node) -> Option<()> {
+        match node {
+            Node::Stmt(code) | Node::Tail(code) => self.code(code),
+            Node::Let {
+                pat,
+                init,
+                diverge,
+                declares,
+                ..
+            } => {
+                if !declares.contains(&self.id) {
+                    self.tokens(pat.clone())?;
+                }
+                self.code(init)?;
+                diverge.as_ref().map_or(Some(()), |code| self.code(code))
+            }
+            Node::Jump { .. } => Some(()),
+            Node::Suspend { site, .. } => {
+                for (_, _, request) in &self.program.sites[*site].questions {
+                    self.tokens(request.to_token_stream())?;
+                }
+                Some(())
+            }
+            Node::Branch(branch) => self.branch(branch),
+        }
+    }
+
+    fn branch(&mut self, branch: &Branch) -> Option<()> {
+        match &branch.shape {
+            BranchShape::If { pattern, cond } => {
+                if let Some(pattern) = pattern {
+                    self.tokens(pattern.clone())?;
+                }
+                self.code(cond)?
+            }
+            BranchShape::Match { scrutinee, heads } => {
+                self.code(scrutinee)?;
+                for head in heads {
+                    self.code(head)?;
+                }
+            }
+            BranchShape::Block => {}
+        }
+        for arm in &branch.arms {
+            for node in &arm.nodes {
+                self.node(node)?;
+            }
+        }
+        Some(())
+    }
+
+    fn code(&mut self, code: &Code) -> Option<()> {
+        for hole in &code.holes {
+            if let Some((_, Some(value))) = &self.program.holes[*hole].value {
+                self.tokens(value.clone())?;
+            }
+        }
+        self.tokens(code.tokens.clone())
+    }
+
+    fn tokens(&mut self, tokens: TokenStream) -> Option<()> {
+        let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+        for (index, token) in tokens.iter().enumerate() {
+            match token {
+                TokenTree::Group(group) => self.tokens(group.stream())?,
+                TokenTree::Literal(literal) => {
+                    if format_captures(&literal.to_string()).contains(&self.name) {
+                        return None;
+                    }
+                }
+                TokenTree::Ident(ident) if *ident == self.name => {
+                    let before = index.checked_sub(1).map(|index| &tokens[index]);
+                    // `other.name` and `path::name` are not this binding, nor is `name!(..)`.
+                    if is_punct(before, '.')
+                        || is_punct(before, ':')
+                        || is_punct(tokens.get(index + 1), '!')
+                    {
+                        continue;
+                    }
+                    let field = named_field(&tokens[index + 1..])?;
+                    self.read_early |= !self.counting;
+                    if self.counting {
+                        let order = self.fields.len();
+                        self.fields
+                            .entry(field.to_string())
+                            .or_insert((order, field.clone()));
+                    }
+                }
+                _ => {}
+            }
+        }
+        Some(())
+    }
+}
+
+/// The field in `.field` at the start of `after`, if that is a field read (not `.0`, a method
+/// call, `.await` or a range).
+fn named_field(after: &[TokenTree]) -> Option<&Ident> {
+    let [TokenTree::Punct(dot), TokenTree::Ident(field), rest @ ..] = after else {
+        return None;
+    };
+    if dot.as_char() != '.' || dot.spacing() == proc_macro2::Spacing::Joint || field == "await" {
+        return None;
+    }
+    let call = matches!(rest.first(), Some(TokenTree::Group(group)) if group.delimiter() == Delimiter::Parenthesis)
+        || is_punct(rest.first(), ':');
+    (!call).then_some(field)
+}
+
+fn is_punct(token: Option<&TokenTree>, char: char) -> bool {
+    matches!(token, Some(TokenTree::Punct(punct)) if punct.as_char() == char)
+}
