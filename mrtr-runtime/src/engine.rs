@@ -45,7 +45,7 @@ pub(crate) enum RoundEnd {
     Failed(String),
     /// `inputRequests` (possibly none) and the sealed state.
     InputRequired {
-        requests: Map<String, Value>,
+        requests: Vec<(String, InputRequest)>,
         state: String,
     },
     /// The flow would need more `input_required` rounds than allowed.
@@ -330,12 +330,8 @@ fn suspend(
         tracing::error!(target: "mrtr::state", %error, "could not seal requestState");
         RpcError::internal(error.to_string())
     })?;
-    let requests = outgoing
-        .into_iter()
-        .map(|(key, request)| (key, serde_json::to_value(request).unwrap_or(Value::Null)))
-        .collect();
     Ok(RoundEnd::InputRequired {
-        requests,
+        requests: outgoing,
         state: token,
     })
 }

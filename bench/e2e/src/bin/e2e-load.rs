@@ -96,7 +96,9 @@ impl Connection {
         let stream = tokio::net::TcpStream::connect(target.addr)
             .await
             .map_err(|error| format!("connect: {error}"))?;
-        stream.set_nodelay(true).map_err(|error| error.to_string())?;
+        stream
+            .set_nodelay(true)
+            .map_err(|error| error.to_string())?;
         let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
             .await
             .map_err(|error| format!("handshake: {error}"))?;
@@ -109,10 +111,11 @@ impl Connection {
             .ready()
             .await
             .map_err(|error| format!("connection: {error}"))?;
-        let response = tokio::time::timeout(Duration::from_secs(10), self.sender.send_request(request))
-            .await
-            .map_err(|_| "no response within 10 s".to_owned())?
-            .map_err(|error| format!("request: {error}"))?;
+        let response =
+            tokio::time::timeout(Duration::from_secs(10), self.sender.send_request(request))
+                .await
+                .map_err(|_| "no response within 10 s".to_owned())?
+                .map_err(|error| format!("request: {error}"))?;
         let status = response.status();
         let body = response
             .into_body()
@@ -158,7 +161,9 @@ impl Connection {
             .header("mcp-protocol-version", "2026-07-28")
             .header("mcp-method", "tools/call")
             .header("mcp-name", "book")
-            .body(Full::new(Bytes::from(serde_json::to_vec(&body).expect("JSON"))))
+            .body(Full::new(Bytes::from(
+                serde_json::to_vec(&body).expect("JSON"),
+            )))
             .map_err(|error| error.to_string())?;
         let bytes = self.send(request).await?;
         let message: Value = serde_json::from_slice(&bytes)
@@ -261,7 +266,12 @@ async fn flow(
     let (pick_key, params, state1) = input_required(&message, 1)?;
     let (field, schema) = only_property(&params, 1)?;
     let shown: Vec<&str> = match schema.get("enum") {
-        Some(values) => values.as_array().into_iter().flatten().filter_map(Value::as_str).collect(),
+        Some(values) => values
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect(),
         None => schema["oneOf"]
             .as_array()
             .into_iter()
@@ -464,7 +474,11 @@ async fn check(target: &Target) -> Result<()> {
     let tampered = String::from_utf8(tampered).expect("ASCII");
     for (what, arguments, state) in [
         ("a tampered state", json!({"to": city}), tampered.as_str()),
-        ("a state re-bound to other arguments", json!({"to": "Paris"}), state.as_str()),
+        (
+            "a state re-bound to other arguments",
+            json!({"to": "Paris"}),
+            state.as_str(),
+        ),
     ] {
         let (message, _) = connection
             .call(target, 2, arguments, Some(answer.clone()), Some(state))

@@ -54,7 +54,10 @@ fn pick_question(city: &str, offers: &[Offer]) -> InputRequest {
         .required_enum_schema("id", EnumSchema::builder(ids).build())
         .build()
         .expect("a valid schema");
-    form(format!("Pick an offer to {city}: {}", listing.join(", ")), schema)
+    form(
+        format!("Pick an offer to {city}: {}", listing.join(", ")),
+        schema,
+    )
 }
 
 fn confirm_question(city: &str, offer: &Offer) -> InputRequest {
