@@ -18,12 +18,14 @@ mod driver;
 mod engine;
 mod error;
 pub mod form;
+mod frame;
 mod input;
 mod machine;
 pub mod protocol;
 mod results;
 #[cfg(feature = "rmcp")]
 pub mod rmcp;
+mod saved;
 mod server;
 mod single_use;
 #[cfg(feature = "testing")]
@@ -37,6 +39,7 @@ pub use capabilities::{ClientCapabilities, InputKind};
 pub use context::{Access, AppState, Authorize, BoxFuture, Context, Denied};
 pub use error::ToolError;
 pub use form::{Choice, ChoiceOption, Form, FormField, FormSchema};
+pub use frame::Frame;
 pub use input::InputRequest;
 pub use machine::{
     Answers, CacheHint, CacheScope, Machine, Outcome, Prompt, PromptArgument, PromptDescriptor,
@@ -73,6 +76,7 @@ pub mod __private {
     pub use crate::context::{BoxFuture, Context};
     pub use crate::driver::*;
     pub use crate::form::{Choice, ChoiceOption, Form, FormField, FormSchema};
+    pub use crate::frame::Frame;
     pub use crate::machine::{
         Answers, CacheHint, CacheScope, Machine, Outcome, Prompt, PromptArgument, PromptDescriptor,
         Resource, ResourceDescriptor, Step, StepError, Suspension, Tool, ToolDescriptor,
