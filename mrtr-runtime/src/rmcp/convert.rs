@@ -96,41 +96,59 @@ pub(super) fn input_required(
 /// One question as rmcp's `InputRequest`: form and URL elicitations built field by field,
 /// other kinds through serde.
 fn input_request(request: InputRequest) -> Result<RmcpInputRequest, ErrorData> {
-    if request.method == ELICITATION_CREATE
-        && let Value::Object(params) = &request.params
-        && let Some(params) = elicitation(params)?
+    let request = if request.method == ELICITATION_CREATE
+        && let Value::Object(params) = request.params
     {
-        return Ok(RmcpInputRequest::Elicitation(ElicitRequest::new(params)));
-    }
+        match elicitation(params)? {
+            Ok(params) => return Ok(RmcpInputRequest::Elicitation(ElicitRequest::new(params))),
+            Err(params) => InputRequest {
+                method: request.method,
+                params: Value::Object(params),
+            },
+        }
+    } else {
+        request
+    };
     RmcpInputRequest::deserialize(request.into_value()).map_err(unfit)
 }
 
-/// The params of a form or URL elicitation holding only the fields rmcp models; `None` for
-/// anything else (then serde decides).
-fn elicitation(params: &Map<String, Value>) -> Result<Option<ElicitRequestParams>, ErrorData> {
-    let Some(Value::String(message)) = params.get("message") else {
-        return Ok(None);
+/// The params of a form or URL elicitation holding only the fields rmcp models, or the params
+/// back for anything else (then serde decides).
+fn elicitation(
+    mut params: Map<String, Value>,
+) -> Result<Result<ElicitRequestParams, Map<String, Value>>, ErrorData> {
+    let shape = (
+        params.len(),
+        params.get("mode").and_then(Value::as_str),
+        params.get("message").map(Value::is_string),
+        params.get("requestedSchema").is_some(),
+        params.get("url").map(Value::is_string),
+    );
+    let form = match shape {
+        (3, Some("form"), Some(true), true, None) => true,
+        (3, Some("url"), Some(true), false, Some(true)) => false,
+        _ => return Ok(Err(params)),
     };
-    let mode = params.get("mode").and_then(Value::as_str);
-    Ok(
-        match (mode, params.get("requestedSchema"), params.get("url")) {
-            (Some("form"), Some(schema), None) if params.len() == 3 => {
-                Some(ElicitRequestParams::FormElicitationParams {
-                    meta: None,
-                    message: message.clone(),
-                    requested_schema: ElicitationSchema::deserialize(schema).map_err(unfit)?,
-                })
-            }
-            (Some("url"), None, Some(Value::String(url))) if params.len() == 3 => {
-                Some(ElicitRequestParams::UrlElicitationParams {
-                    meta: None,
-                    message: message.clone(),
-                    url: url.clone(),
-                    // Retired by 2026-07-28; the retired-field filter removes it from the wire.
-                    elicitation_id: String::new(),
-                })
-            }
-            _ => None,
-        },
-    )
+    let Some(Value::String(message)) = params.remove("message") else {
+        unreachable!("checked above")
+    };
+    Ok(Ok(if form {
+        let schema = params.remove("requestedSchema").unwrap_or_default();
+        ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message,
+            requested_schema: ElicitationSchema::deserialize(schema).map_err(unfit)?,
+        }
+    } else {
+        let Some(Value::String(url)) = params.remove("url") else {
+            unreachable!("checked above")
+        };
+        ElicitRequestParams::UrlElicitationParams {
+            meta: None,
+            message,
+            url,
+            // Retired by 2026-07-28; the retired-field filter removes it from the wire.
+            elicitation_id: String::new(),
+        }
+    }))
 }
