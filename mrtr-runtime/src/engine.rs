@@ -107,7 +107,7 @@ pub(crate) async fn run_round(
 
     let cx = Context::new(
         Arc::clone(&env.state),
-        input.capabilities.clone(),
+        input.capabilities,
         input.principal.map(str::to_owned),
         flow.round(),
         flow.id(),
@@ -128,10 +128,7 @@ pub(crate) async fn run_round(
             );
             sent_before = false;
             if !reasks.is_empty() {
-                check_capabilities(
-                    &input.capabilities,
-                    reasks.iter().map(|(_, request)| request),
-                )?;
+                check_capabilities(cx.capabilities(), reasks.iter().map(|(_, request)| request))?;
                 return suspend(env, &flow, &binding, state, Some(reasks), input.max_rounds);
             }
             for (key, question) in std::mem::take(&mut state.pending) {
@@ -175,7 +172,7 @@ pub(crate) async fn run_round(
             return Ok(RoundEnd::Failed(reason));
         }
         check_capabilities(
-            &input.capabilities,
+            cx.capabilities(),
             suspension.questions.iter().map(|(_, request)| request),
         )?;
         state.pc = suspension.pc;
