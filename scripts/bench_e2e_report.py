@@ -60,8 +60,16 @@ for server in order:
     print("| " + " | ".join(row) + " |")
 
 print()
+def cpu_per_round(server):
+    """Median over runs of the server's CPU time divided by the rounds it served."""
+    cpu = [r["server_cpu_s"] / (3 * r["all_flows"]) * 1e6
+           for c in levels for r in runs.get((server, c), {}).values() if r["all_flows"] > 0]
+    return statistics.median(cpu) if cpu else None
+
+
 header = ["", *[f"p50 / p99 per round, c = {c} (ms)" for c in levels],
-          "server CPU per round under load (µs)", "allocations per round", "server CPU per round alone (µs)"]
+          "server CPU per round under load (µs)", "allocations per round 1 / 2 / 3",
+          "server CPU per round 1 / 2 / 3, one flow at a time (µs)"]
 print("| " + " | ".join(header) + " |")
 print("|" + "---|" * len(header))
 for server in order:
@@ -74,9 +82,11 @@ for server in order:
         p50 = [statistics.median(r["p50_us"][i] for r in reps) / 1000 for i in range(3)]
         p99 = [statistics.median(r["p99_us"][i] for r in reps) / 1000 for i in range(3)]
         row.append(" ".join(f"{a:.2f}/{b:.2f}" for a, b in zip(p50, p99)))
-    cpu = [r["server_cpu_s"] / (3 * r["all_flows"]) * 1e6
-           for c in levels for r in runs.get((server, c), {}).values() if r["all_flows"] > 0]
-    row.append(f"{statistics.median(cpu):.1f}" if cpu else "–")
+    cpu = cpu_per_round(server)
+    text = f"{cpu:.1f}" if cpu else "–"
+    if cpu and server != BASELINE and cpu_per_round(BASELINE):
+        text += f" ({cpu / cpu_per_round(BASELINE):.2f}x)"
+    row.append(text)
     probe = probes.get(server)
     row.append(" / ".join(f"{n:.0f}" for n in probe["allocations"]) if probe else "–")
     row.append(" / ".join(f"{n:.1f}" for n in probe["cpu_us"]) if probe else "–")
