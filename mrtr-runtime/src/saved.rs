@@ -465,4 +465,77 @@ mod tests {
         bytes.truncate(bytes.len() - 2);
         assert!(SavedState::decode(&bytes).is_none());
     }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn question() -> impl Strategy<Value = InputRequest> {
+            let text = "[a-z \\-é\"]{0,12}";
+            prop_oneof![
+                (text, prop::collection::vec(text, 0..6)).prop_map(|(message, values)| {
+                    elicit::choice(message, values).into_request().unwrap()
+                }),
+                (text, prop::collection::vec((text, text), 0..6)).prop_map(|(message, options)| {
+                    let options = options.into_iter().map(|(value, title)| Pick::new(value).title(title));
+                    elicit::choice(message, options).into_request().unwrap()
+                }),
+                (text, text).prop_map(|(message, url)| InputRequest {
+                    method: ELICITATION_CREATE.into(),
+                    params: json!({"mode": "url", "message": message, "url": url}),
+                }),
+                (text, any::<i64>(), any::<bool>()).prop_map(|(message, number, flag)| InputRequest {
+                    method: ELICITATION_CREATE.into(),
+                    params: json!({"mode": "form", "message": message, "requestedSchema": {
+                        "type": "object", "properties": {"n": {"type": "integer", "default": number},
+                        "b": {"type": "boolean", "default": flag}}}}),
+                }),
+                (text, text).prop_map(|(method, value)| InputRequest {
+                    method,
+                    params: json!({"x": value, "y": [1.5, null]}),
+                }),
+            ]
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(128))]
+
+            #[test]
+            fn every_state_decodes_as_it_was_encoded(
+                pc in any::<u32>(),
+                steps in any::<u32>(),
+                slots in prop::collection::btree_map("[a-z]{1,6}", prop::collection::vec(any::<u8>(), 0..20), 0..4),
+                questions in prop::collection::btree_map("[a-z]{1,6}", (question(), any::<u8>(), any::<bool>()), 0..4),
+            ) {
+                let mut frame = Frame::new();
+                for (name, bytes) in &slots {
+                    frame.put(name, bytes.clone());
+                }
+                let pending = questions
+                    .iter()
+                    .map(|(key, (request, reasks, answered))| {
+                        let answer = answered.then(|| json!({"action": "decline"}));
+                        (key.clone(), PendingQuestion { request: request.clone(), answer, reasks: *reasks })
+                    })
+                    .collect();
+                let state = SavedState { pc, steps, frame, pending };
+                let decoded = SavedState::decode(&state.encode()).expect("decodes");
+                prop_assert_eq!((decoded.pc, decoded.steps), (pc, steps));
+                prop_assert_eq!(&decoded.frame, &state.frame);
+                prop_assert_eq!(decoded.pending.len(), state.pending.len());
+                for (key, question) in &state.pending {
+                    let back = &decoded.pending[key];
+                    prop_assert_eq!(&back.request, &question.request);
+                    prop_assert_eq!(&back.answer, &question.answer);
+                    prop_assert_eq!(back.reasks, question.reasks);
+                }
+            }
+
+            #[test]
+            fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..200)) {
+                let _ = SavedState::decode(&bytes);
+                let _ = view(&bytes);
+            }
+        }
+    }
 }
