@@ -140,7 +140,11 @@ async fn if_let_reads_what_it_hides(args: Flag) -> Result<String, ToolError> {
 async fn let_else_leaves_a_loop(args: Flag) -> Result<String, ToolError> {
     let v: Option<String> = args.flag.then(|| "ab".to_owned());
     let mut rounds = 0;
-    while ask!(again = elicit::form::<Number>("again?")).accepted()?.value > 0 {
+    while ask!(again = elicit::form::<Number>("again?"))
+        .accepted()?
+        .value
+        > 0
+    {
         rounds += 1;
         let Some(v) = v.clone() else { break };
         rounds += v.len();
