@@ -156,6 +156,7 @@ fn kind(request: &TokenStream) -> Option<&'static str> {
     let kinds = [
         ("form", "form"),
         ("choice", "choice"),
+        ("choices", "choices"),
         ("url", "url"),
         ("sample", "sampling"),
         ("roots", "roots"),
