@@ -198,7 +198,7 @@ fn shape(
             site.resume, keys, kept
         ));
     }
-    shape.push_str(&function.block.to_token_stream().to_string());
+    shape.push_str(&fingerprint::canonical(function.block.to_token_stream()));
     shape
 }
 
