@@ -329,9 +329,9 @@ impl Flow<'_> {
                 match session.request(outgoing, timeout).await {
                     Ok(answer) => Outcome::Answered(answer),
                     Err(ClientFailure::Error { .. }) if !is_elicitation(kind) => Outcome::Omitted,
-                    Err(failure) => {
-                        Outcome::Fatal(format!("the request `{method}` for `{key}` failed: {failure}"))
-                    }
+                    Err(failure) => Outcome::Fatal(format!(
+                        "the request `{method}` for `{key}` failed: {failure}"
+                    )),
                 }
             };
             pending.push((key, Box::pin(future)));

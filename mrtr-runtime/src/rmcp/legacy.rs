@@ -6,8 +6,9 @@
 use std::time::Duration;
 
 use rmcp::model::{
-    CancelledNotificationParam, CustomNotification, CustomRequest, ErrorCode, ProgressNotificationParam,
-    ProgressToken, ProtocolVersion, RequestId, ServerNotification, ServerRequest,
+    CancelledNotificationParam, CustomNotification, CustomRequest, ErrorCode,
+    ProgressNotificationParam, ProgressToken, ProtocolVersion, RequestId, ServerNotification,
+    ServerRequest,
 };
 use rmcp::service::{PeerRequestOptions, RequestContext, ServiceError};
 use rmcp::{ErrorData, Peer, RoleServer};
@@ -56,7 +57,10 @@ impl McpServer {
 
     /// The session of a 2025-era request (no per-request protocol version, a handshake
     /// version negotiated), if this server serves them.
-    pub(super) fn legacy_session(&self, context: &RequestContext<RoleServer>) -> Option<RmcpSession> {
+    pub(super) fn legacy_session(
+        &self,
+        context: &RequestContext<RoleServer>,
+    ) -> Option<RmcpSession> {
         self.legacy.as_ref()?;
         if context.meta.protocol_version().is_some() {
             return None;
@@ -98,13 +102,9 @@ impl McpServer {
             _ => return Err(ErrorData::invalid_params("params must be an object", None)),
         };
         let principal = principal(context);
-        let work = self.server().handle_legacy(
-            method,
-            params,
-            principal.as_deref(),
-            &session,
-            &options,
-        );
+        let work =
+            self.server()
+                .handle_legacy(method, params, principal.as_deref(), &session, &options);
         // `notifications/cancelled` (or a closed stream) drops the machine where it stands,
         // and with it the requests still out to the client (each tells the client so).
         let result = crate::server::until_cancelled(work, context.ct.cancelled())
@@ -224,6 +224,8 @@ fn failure(error: ServiceError) -> ClientFailure {
             code: -32603,
             message: "the client answered with something that is not a result".to_owned(),
         },
-        other => ClientFailure::Unreachable(format!("the session cannot reach the client: {other}")),
+        other => {
+            ClientFailure::Unreachable(format!("the session cannot reach the client: {other}"))
+        }
     }
 }
