@@ -140,6 +140,13 @@ pub trait LegacySession: Send + Sync {
 
     /// Waits `delay` (before a `recheck()` round resumes).
     fn pause(&self, delay: Duration) -> BoxFuture<'_, ()>;
+
+    /// Whether requests can reach the client at all; `Err` says why not (a request that came
+    /// without a session). A machine that needs to ask then ends with that reason, whatever
+    /// it asks. The default: reachable.
+    fn reachable(&self) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// The three methods whose machines may ask.
@@ -244,7 +251,8 @@ impl Flow<'_> {
             {
                 Ok(result) => result,
                 Err(error) if error.code == codes::MISSING_REQUIRED_CLIENT_CAPABILITY => {
-                    return self.end(error.message).await;
+                    let reason = self.session.reachable().err();
+                    return self.end(reason.unwrap_or(error.message)).await;
                 }
                 Err(error) => return Err(error),
             };
@@ -261,6 +269,9 @@ impl Flow<'_> {
                 .and_then(Value::as_object)
                 .cloned()
                 .unwrap_or_default();
+            if let (false, Err(reason)) = (questions.is_empty(), self.session.reachable()) {
+                return self.end(reason).await;
+            }
             if questions.is_empty() {
                 // `recheck()`: the machine waits on something out of band.
                 self.session.pause(self.options.recheck_delay).await;

@@ -134,9 +134,7 @@ impl LegacySession for RmcpSession {
         timeout: Duration,
     ) -> BoxFuture<'_, Result<Value, ClientFailure>> {
         Box::pin(async move {
-            if self.sessionless {
-                return Err(ClientFailure::Unreachable(SESSIONLESS.to_owned()));
-            }
+            self.reachable().map_err(ClientFailure::Unreachable)?;
             // Sent as the raw method and params: the answer is validated by mrtr, not by
             // rmcp's types. Sent from this task, so rmcp routes it to the call's own stream.
             let outgoing = ServerRequest::CustomRequest(CustomRequest::new(
@@ -187,6 +185,13 @@ impl LegacySession for RmcpSession {
 
     fn pause(&self, delay: Duration) -> BoxFuture<'_, ()> {
         Box::pin(tokio::time::sleep(delay))
+    }
+
+    fn reachable(&self) -> Result<(), String> {
+        if self.sessionless {
+            return Err(SESSIONLESS.to_owned());
+        }
+        Ok(())
     }
 }
 
