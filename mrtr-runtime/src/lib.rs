@@ -19,6 +19,7 @@ mod engine;
 mod error;
 pub mod form;
 mod input;
+pub mod legacy;
 mod machine;
 pub mod protocol;
 mod results;
@@ -38,6 +39,7 @@ pub use context::{Access, AppState, Authorize, BoxFuture, Context, Denied};
 pub use error::ToolError;
 pub use form::{Choice, ChoiceOption, Form, FormField, FormSchema};
 pub use input::InputRequest;
+pub use legacy::LegacyOptions;
 pub use machine::{
     Answers, CacheHint, CacheScope, Machine, Outcome, Prompt, PromptArgument, PromptDescriptor,
     Resource, ResourceDescriptor, Step, StepError, Suspension, Tool, ToolDescriptor,

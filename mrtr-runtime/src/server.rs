@@ -256,9 +256,10 @@ impl Server {
             "initialize" => {
                 return Err(RpcError::new(
                     codes::METHOD_NOT_FOUND,
-                    "this server speaks MCP 2026-07-28 only: there is no initialize handshake; send \
+                    "this endpoint speaks MCP 2026-07-28 only: there is no initialize handshake; send \
                      each request with params._meta carrying the protocol version and client \
-                     capabilities (2025-11-25 clients are not supported)",
+                     capabilities (2025-11-25 clients are served over a session: \
+                     mrtr::rmcp::McpServer, or Server::handle_legacy)",
                 ));
             }
             _ => false,
@@ -569,7 +570,8 @@ fn too_many_rounds(cap: u32) -> String {
 fn check_meta(params: &Map<String, Value>) -> Result<ClientCapabilities, RpcError> {
     let hint = "every MCP 2026-07-28 request carries params._meta with \
                 io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities \
-                (2025-11-25 clients are not supported)";
+                (2025-11-25 clients are served over a session: mrtr::rmcp::McpServer, or \
+                Server::handle_legacy)";
     let meta = params
         .get("_meta")
         .and_then(Value::as_object)

@@ -36,6 +36,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 mod http_layer;
+mod legacy;
 mod retired;
 mod serve;
 
@@ -61,12 +62,18 @@ pub struct Principal(pub String);
 #[derive(Clone, Debug)]
 pub struct McpServer {
     server: Server,
+    /// How 2025-era sessions are served (`None`: refused at the handshake); see legacy.rs.
+    legacy: Option<crate::legacy::LegacyOptions>,
 }
 
 impl McpServer {
-    /// Serves `server` through rmcp.
+    /// Serves `server` through rmcp, to 2026-07-28 clients and, over a session, to
+    /// 2025-11-25 and 2025-06-18 ones (see [`McpServer::with_legacy`]).
     pub fn new(server: Server) -> Self {
-        Self { server }
+        Self {
+            server,
+            legacy: Some(crate::legacy::LegacyOptions::default()),
+        }
     }
 
     /// The served mrtr server.
@@ -81,6 +88,10 @@ impl McpServer {
         params: impl Serialize,
         context: &RequestContext<RoleServer>,
     ) -> Result<R, ErrorData> {
+        // A 2025-era session: the machine runs here and asks the client (legacy.rs).
+        if let Some(session) = self.legacy_session(context) {
+            return self.forward_legacy(method, params, context, session).await;
+        }
         let mut params = match serde_json::to_value(params) {
             Ok(Value::Object(params)) => params,
             Ok(Value::Null) => Map::new(),
@@ -204,10 +215,10 @@ fn is_input_required(result: &Value) -> bool {
 }
 
 impl ServerHandler for McpServer {
-    /// Only 2026-07-28: MRTR has no meaning for older revisions, whose clients are refused at
-    /// the handshake rather than half-served.
+    /// 2026-07-28, and 2025-11-25 / 2025-06-18 sessions unless [`McpServer::without_legacy`]
+    /// (then older clients are refused at the handshake rather than half-served).
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        Cow::Owned(vec![ProtocolVersion::V_2026_07_28])
+        Cow::Owned(self.protocol_versions())
     }
 
     fn get_info(&self) -> ServerConfig {
