@@ -46,9 +46,10 @@ impl McpServer {
     }
 
     /// Serves streamable HTTP at `http://ADDR/mcp` until SIGTERM or ctrl-c, then finishes the
-    /// requests in progress. Stateless, with JSON responses, rmcp's `Host` check (loopback
-    /// names only: for a public host name use [`McpServer::serve_http_with`]) and the
-    /// retired-field filter.
+    /// requests in progress. 2026-07-28 requests are served statelessly with JSON responses
+    /// (a 2025-era client gets a session, see [`McpServer::streamable_http`]), with rmcp's
+    /// `Host` check (loopback names only: for a public host name use
+    /// [`McpServer::serve_http_with`]) and the retired-field filter.
     ///
     /// ```no_run
     /// # async fn run(server: mrtr_runtime::Server) -> Result<(), mrtr_runtime::rmcp::ServeError> {
