@@ -43,7 +43,7 @@ fuzz_target!(|data: &[u8]| {
     for target in TARGETS.iter() {
         let token = match selector % 3 {
             0 => String::from_utf8_lossy(rest).into_owned(),
-            1 => format!("m1.{}", URL_SAFE_NO_PAD.encode(rest)),
+            1 => format!("m2.{}", URL_SAFE_NO_PAD.encode(rest)),
             _ => {
                 let mut bytes = target.valid.clone();
                 for pair in rest.chunks(2) {
@@ -52,7 +52,7 @@ fuzz_target!(|data: &[u8]| {
                         bytes[index] ^= flip;
                     }
                 }
-                format!("m1.{}", URL_SAFE_NO_PAD.encode(&bytes))
+                format!("m2.{}", URL_SAFE_NO_PAD.encode(&bytes))
             }
         };
         let opened = target.codec.open::<Value>(&token, &binding(), fingerprint());

@@ -9,7 +9,7 @@ use crate::form::Form;
 use crate::input::{ELICITATION_CREATE, InputRequest, ROOTS_LIST, SAMPLING_CREATE_MESSAGE};
 
 /// The property name of the single field of an [`elicit::choice`] form, unless renamed.
-const CHOICE_FIELD: &str = "choice";
+pub(crate) const CHOICE_FIELD: &str = "choice";
 
 /// The property name of the single field of an [`elicit::choices`] form, unless renamed.
 const CHOICES_FIELD: &str = "choices";

@@ -10,14 +10,13 @@ use std::pin::pin;
 use std::sync::Mutex;
 use std::task::Poll;
 
-use base64::Engine as _;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::answer::FromAnswer;
 use crate::ask::Ask;
+use crate::frame::Frame;
 use crate::machine::{Answers, Outcome, StepError, Suspension};
 use crate::results::{PromptOutput, ResourceOutput, ToolOutput};
 
@@ -142,25 +141,7 @@ pub trait Kept: Serialize + DeserializeOwned {}
 
 impl<T: Serialize + DeserializeOwned> Kept for T {}
 
-/// The kept values of a suspension, by name. Each value is encoded on its own in CBOR, which
-/// round-trips every value serde can describe exactly (`None`, `()`, NaN, ±inf, -0.0, `i128`,
-/// `char`): a slot's presence is the presence of its name, never read from its value.
-#[derive(Debug, Default)]
-pub struct Frame(Map<String, Value>);
-
-impl Frame {
-    /// An empty frame.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// The frame as it travels in the state: an object of base64url-encoded CBOR values.
-    pub fn into_value(self) -> Value {
-        Value::Object(self.0)
-    }
-}
-
-/// Writes a kept value into the frame of a suspension.
+/// Writes a kept value into the frame of a suspension, in its own slot, in CBOR.
 pub fn keep<T: Kept>(frame: &mut Frame, name: &str, slot: &Option<T>) -> Result<(), StepError> {
     let value = slot.as_ref().ok_or_else(|| {
         StepError::Internal(format!("kept value `{name}` is missing at this suspension"))
@@ -168,23 +149,15 @@ pub fn keep<T: Kept>(frame: &mut Frame, name: &str, slot: &Option<T>) -> Result<
     let mut bytes = Vec::new();
     ciborium::into_writer(value, &mut bytes)
         .map_err(|error| StepError::Internal(format!("`{name}` does not serialize: {error}")))?;
-    frame.0.insert(
-        name.to_owned(),
-        Value::String(URL_SAFE_NO_PAD.encode(bytes)),
-    );
+    frame.put(name, bytes);
     Ok(())
 }
 
 /// Reads a kept value back from a verified frame: it must decode exactly, with nothing left.
-pub fn restore<T: Kept>(frame: &Value, name: &str) -> Result<Option<T>, StepError> {
-    let encoded = frame
+pub fn restore<T: Kept>(frame: &Frame, name: &str) -> Result<Option<T>, StepError> {
+    let mut reader = frame
         .get(name)
-        .and_then(Value::as_str)
         .ok_or_else(|| StepError::Frame(format!("`{name}` is missing")))?;
-    let bytes = URL_SAFE_NO_PAD
-        .decode(encoded)
-        .map_err(|_| StepError::Frame(format!("`{name}` is not base64url")))?;
-    let mut reader = bytes.as_slice();
     // The serde error can quote the value; only the slot's name is reported.
     let value = ciborium::from_reader(&mut reader)
         .map_err(|_| StepError::Frame(format!("`{name}` does not decode as its type")))?;
@@ -194,23 +167,14 @@ pub fn restore<T: Kept>(frame: &Value, name: &str) -> Result<Option<T>, StepErro
     Ok(Some(value))
 }
 
-/// The kept values of a frame as JSON, for inspection and tests (lossy where JSON is: NaN and
-/// infinities show as `null`).
+/// The kept values of a state as JSON, for inspection and tests: the `"f"` member of what
+/// [`StateCodec::inspect`](crate::token::StateCodec::inspect) shows, which decoded them already
+/// (lossy where JSON is: NaN and infinities show as `null`).
 pub fn frame_as_json(frame: &Value) -> Value {
-    let Some(slots) = frame.as_object() else {
-        return Value::Null;
-    };
-    let decode = |encoded: &Value| -> Option<Value> {
-        let bytes = URL_SAFE_NO_PAD.decode(encoded.as_str()?).ok()?;
-        let value: ciborium::Value = ciborium::from_reader(bytes.as_slice()).ok()?;
-        serde_json::to_value(value).ok()
-    };
-    Value::Object(
-        slots
-            .iter()
-            .map(|(name, encoded)| (name.clone(), decode(encoded).unwrap_or(Value::Null)))
-            .collect(),
-    )
+    match frame {
+        Value::Object(_) => frame.clone(),
+        _ => Value::Null,
+    }
 }
 
 /// Takes a slot's value where the lowering guarantees one was stored.

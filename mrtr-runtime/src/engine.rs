@@ -4,14 +4,15 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::capabilities::{ClientCapabilities, InputKind, required_capabilities};
 use crate::context::{Access, AppState, Authorize, Context, Denied};
+use crate::frame::Frame;
 use crate::input::InputRequest;
 use crate::machine::{Answers, Machine, Outcome, Step, StepError};
 use crate::protocol::RpcError;
+use crate::saved::{PendingQuestion, SavedState};
 use crate::single_use::ReplayStore;
 use crate::token::{Binding, Claims, Flow, InvalidState, StateCodec};
 
@@ -45,7 +46,7 @@ pub(crate) enum RoundEnd {
     Failed(String),
     /// `inputRequests` (possibly none) and the sealed state.
     InputRequired {
-        requests: Map<String, Value>,
+        requests: Vec<(String, InputRequest)>,
         state: String,
     },
     /// The flow would need more `input_required` rounds than allowed.
@@ -54,35 +55,6 @@ pub(crate) enum RoundEnd {
     Denied(Denied),
     /// The arguments do not fit the machine.
     BadArguments(String),
-}
-
-/// What travels in `requestState` between rounds. Short field names: it is sent every round.
-#[derive(Debug, Serialize, Deserialize)]
-struct SavedState {
-    #[serde(rename = "p")]
-    pc: u32,
-    #[serde(rename = "f", default)]
-    frame: Value,
-    #[serde(rename = "q", default, skip_serializing_if = "BTreeMap::is_empty")]
-    pending: BTreeMap<String, PendingQuestion>,
-    #[serde(rename = "s")]
-    steps: u32,
-}
-
-/// A question as it was sent, and its answer once a valid one arrived (a partly answered batch
-/// keeps its valid answers while the rest are asked again).
-#[derive(Debug, Serialize, Deserialize)]
-struct PendingQuestion {
-    #[serde(rename = "r")]
-    request: InputRequest,
-    #[serde(rename = "a", default, skip_serializing_if = "Option::is_none")]
-    answer: Option<Value>,
-    #[serde(rename = "n", default, skip_serializing_if = "is_zero")]
-    reasks: u8,
-}
-
-fn is_zero(count: &u8) -> bool {
-    *count == 0
 }
 
 pub(crate) async fn run_round(
@@ -96,14 +68,18 @@ pub(crate) async fn run_round(
     // Verification comes before any code of the author or the host runs.
     let (flow, mut state, resumed, claims) = match input.request_state {
         Some(token) => {
-            let opened = env.codec.open::<SavedState>(token, &binding, fingerprint)?;
+            let opened = env.codec.open_state(token, &binding, fingerprint)?;
+            let Some(state) = SavedState::decode(&opened.payload) else {
+                tracing::warn!(target: "mrtr::state", reason = "the state does not decode", "rejected requestState");
+                return Err(RpcError::invalid_params(InvalidState::MESSAGE));
+            };
             let flow = opened.claims.flow().next_round();
-            (flow, opened.payload, true, Some(opened.claims))
+            (flow, state, true, Some(opened.claims))
         }
         None => {
             let fresh = SavedState {
                 pc: 0,
-                frame: Value::Null,
+                frame: Frame::new(),
                 pending: BTreeMap::new(),
                 steps: 0,
             };
@@ -156,7 +132,7 @@ pub(crate) async fn run_round(
                     &input.capabilities,
                     reasks.iter().map(|(_, request)| request),
                 )?;
-                return suspend(env, &flow, &binding, &state, reasks, input.max_rounds);
+                return suspend(env, &flow, &binding, state, Some(reasks), input.max_rounds);
             }
             for (key, question) in std::mem::take(&mut state.pending) {
                 answers.insert(key, question.answer.unwrap_or(Value::Null));
@@ -219,12 +195,7 @@ pub(crate) async fn run_round(
         }
         at_suspension = true;
         if responses.is_none() || state.pending.is_empty() {
-            let outgoing = state
-                .pending
-                .iter()
-                .map(|(key, q)| (key.clone(), q.request.clone()))
-                .collect();
-            return suspend(env, &flow, &binding, &state, outgoing, input.max_rounds);
+            return suspend(env, &flow, &binding, state, None, input.max_rounds);
         }
     }
 }
@@ -315,25 +286,33 @@ fn check_capabilities<'a>(
     ))
 }
 
+/// Seals `state` and returns the questions to send: `reasks`, or else the pending questions
+/// as they stand.
 fn suspend(
     env: &Environment,
     flow: &Flow,
     binding: &Binding<'_>,
-    state: &SavedState,
-    outgoing: Vec<(String, InputRequest)>,
+    state: SavedState,
+    reasks: Option<Vec<(String, InputRequest)>>,
     max_rounds: u32,
 ) -> Result<RoundEnd, RpcError> {
     if flow.round() > max_rounds {
         return Ok(RoundEnd::TooManyRounds(max_rounds));
     }
-    let token = env.codec.seal(flow, binding, state).map_err(|error| {
-        tracing::error!(target: "mrtr::state", %error, "could not seal requestState");
-        RpcError::internal(error.to_string())
-    })?;
-    let requests = outgoing
-        .into_iter()
-        .map(|(key, request)| (key, serde_json::to_value(request).unwrap_or(Value::Null)))
-        .collect();
+    let token = env
+        .codec
+        .seal_state(flow, binding, state.encode())
+        .map_err(|error| {
+            tracing::error!(target: "mrtr::state", %error, "could not seal requestState");
+            RpcError::internal(error.to_string())
+        })?;
+    let requests = reasks.unwrap_or_else(|| {
+        state
+            .pending
+            .into_iter()
+            .map(|(key, question)| (key, question.request))
+            .collect()
+    });
     Ok(RoundEnd::InputRequired {
         requests,
         state: token,

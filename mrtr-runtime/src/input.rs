@@ -45,6 +45,14 @@ impl InputRequest {
         }
     }
 
+    /// The request as the JSON object that goes in `inputRequests`.
+    pub(crate) fn into_value(self) -> Value {
+        let mut request = Map::new();
+        request.insert("method".into(), Value::String(self.method));
+        request.insert("params".into(), self.params);
+        Value::Object(request)
+    }
+
     /// Whether this request is fit to send: a URL-mode elicitation must carry a valid
     /// absolute URL (the spec's MUST). The reason is for the author, whose code built it.
     pub fn check(&self) -> Result<(), String> {

@@ -18,6 +18,7 @@ mod driver;
 mod engine;
 mod error;
 pub mod form;
+mod frame;
 mod input;
 pub mod legacy;
 mod machine;
@@ -25,6 +26,7 @@ pub mod protocol;
 mod results;
 #[cfg(feature = "rmcp")]
 pub mod rmcp;
+mod saved;
 mod server;
 mod single_use;
 #[cfg(feature = "testing")]
@@ -38,6 +40,7 @@ pub use capabilities::{ClientCapabilities, InputKind};
 pub use context::{Access, AppState, Authorize, BoxFuture, Context, Denied};
 pub use error::ToolError;
 pub use form::{Choice, ChoiceOption, Form, FormField, FormSchema};
+pub use frame::Frame;
 pub use input::InputRequest;
 pub use legacy::LegacyOptions;
 pub use machine::{
@@ -75,6 +78,7 @@ pub mod __private {
     pub use crate::context::{BoxFuture, Context};
     pub use crate::driver::*;
     pub use crate::form::{Choice, ChoiceOption, Form, FormField, FormSchema};
+    pub use crate::frame::Frame;
     pub use crate::machine::{
         Answers, CacheHint, CacheScope, Machine, Outcome, Prompt, PromptArgument, PromptDescriptor,
         Resource, ResourceDescriptor, Step, StepError, Suspension, Tool, ToolDescriptor,

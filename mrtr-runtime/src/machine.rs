@@ -15,6 +15,7 @@ use crate::answer::FromAnswer;
 use crate::ask::Ask;
 use crate::capabilities::InputKind;
 use crate::context::{BoxFuture, Context};
+use crate::frame::Frame;
 use crate::input::InputRequest;
 use crate::token::Fingerprint;
 
@@ -23,8 +24,8 @@ pub trait Machine: Send + Sync + 'static {
     /// Identifies the machine's shape; a state minted by another shape is refused.
     fn fingerprint(&self) -> Fingerprint;
 
-    /// Runs from `step.pc` to the next suspension or to the end. `pc` 0 is the start, with a
-    /// `Null` frame and no answers.
+    /// Runs from `step.pc` to the next suspension or to the end. `pc` 0 is the start, with an
+    /// empty frame and no answers.
     fn step<'a>(&'a self, step: Step<'a>) -> BoxFuture<'a, Result<Outcome, StepError>>;
 
     /// The machine's flow as Mermaid flowchart text: its start, each ask (keys and kinds), its
@@ -48,8 +49,8 @@ pub struct Step<'a> {
     pub cx: &'a Context,
     /// Where to resume: 0 at the start, otherwise a pc returned in a [`Suspension`].
     pub pc: u32,
-    /// The kept values returned with that suspension (`Null` at the start).
-    pub frame: Value,
+    /// The kept values returned with that suspension (empty at the start).
+    pub frame: Frame,
     /// The validated answers to the questions asked at that suspension.
     pub answers: Answers,
 }
@@ -72,17 +73,18 @@ pub struct Suspension {
     /// The pc to resume at.
     pub pc: u32,
     /// The kept values.
-    pub frame: Value,
+    pub frame: Frame,
     /// The questions of this round by key; empty for a state-only round.
     pub questions: Vec<(String, InputRequest)>,
 }
 
 impl Suspension {
-    /// A suspension with no questions yet.
-    pub fn new(pc: u32, frame: Value) -> Self {
+    /// A suspension with no questions yet, keeping `frame` (a [`Frame`], or a hand-written
+    /// machine's JSON value: `Null` keeps nothing).
+    pub fn new(pc: u32, frame: impl Into<Frame>) -> Self {
         Self {
             pc,
-            frame,
+            frame: frame.into(),
             questions: Vec::new(),
         }
     }

@@ -8,6 +8,7 @@ use serde_json::{Map, Value, json};
 use crate::capabilities::ClientCapabilities;
 use crate::context::{AppState, Authorize};
 use crate::engine::{Environment, RoundEnd, RoundInput, run_round};
+use crate::input::InputRequest;
 use crate::machine::{
     CacheHint, CacheScope, Prompt, PromptDescriptor, Resource, ResourceDescriptor, Tool,
     ToolDescriptor,
@@ -246,14 +247,8 @@ impl Server {
         principal: Option<&str>,
     ) -> Result<Value, RpcError> {
         let inner = &*self.inner;
-        let declared = match method {
-            "server/discover" => true,
-            "tools/list" | "tools/call" => !inner.tools.is_empty(),
-            "prompts/list" | "prompts/get" => !inner.prompts.is_empty(),
-            "resources/list" | "resources/templates/list" | "resources/read" => {
-                !inner.resources.is_empty()
-            }
-            "initialize" => {
+        let Some(parsed) = Method::parse(method) else {
+            if method == "initialize" {
                 return Err(RpcError::new(
                     codes::METHOD_NOT_FOUND,
                     "this endpoint speaks MCP 2026-07-28 only: there is no initialize handshake; send \
@@ -262,7 +257,17 @@ impl Server {
                      mrtr::rmcp::McpServer, or Server::handle_legacy)",
                 ));
             }
-            _ => false,
+            return Err(RpcError::method_not_found(method));
+        };
+        let declared = match parsed {
+            Method::Discover => true,
+            Method::ListTools | Method::Round(RoundMethod::CallTool) => !inner.tools.is_empty(),
+            Method::ListPrompts | Method::Round(RoundMethod::GetPrompt) => {
+                !inner.prompts.is_empty()
+            }
+            Method::ListResources
+            | Method::ListResourceTemplates
+            | Method::Round(RoundMethod::ReadResource) => !inner.resources.is_empty(),
         };
         if !declared {
             return Err(RpcError::method_not_found(method));
@@ -273,10 +278,11 @@ impl Server {
             Some(Value::Object(params)) => params,
             Some(_) => return Err(RpcError::invalid_params("params must be an object")),
         };
-        let capabilities = check_meta(params)?;
-        match method {
-            "server/discover" => Ok(self.cacheable(self.discover(), inner.list_cache)),
-            "tools/list" => {
+        let meta = params.get("_meta").and_then(Value::as_object);
+        let capabilities = check_meta(meta)?;
+        match parsed {
+            Method::Discover => Ok(self.cacheable(self.discover(), inner.list_cache)),
+            Method::ListTools => {
                 let tools: Vec<Value> = inner
                     .tools
                     .iter()
@@ -284,7 +290,7 @@ impl Server {
                     .collect();
                 Ok(self.cacheable(json!({ "tools": tools }), inner.list_cache))
             }
-            "prompts/list" => {
+            Method::ListPrompts => {
                 let prompts: Vec<Value> = inner
                     .prompts
                     .iter()
@@ -292,8 +298,10 @@ impl Server {
                     .collect();
                 Ok(self.cacheable(json!({ "prompts": prompts }), inner.list_cache))
             }
-            "resources/list" => Ok(self.cacheable(json!({ "resources": [] }), inner.list_cache)),
-            "resources/templates/list" => {
+            Method::ListResources => {
+                Ok(self.cacheable(json!({ "resources": [] }), inner.list_cache))
+            }
+            Method::ListResourceTemplates => {
                 let templates: Vec<Value> = inner
                     .resources
                     .iter()
@@ -301,10 +309,56 @@ impl Server {
                     .collect();
                 Ok(self.cacheable(json!({ "resourceTemplates": templates }), inner.list_cache))
             }
-            "tools/call" => self.call_tool(params, capabilities, principal).await,
-            "prompts/get" => self.get_prompt(params, capabilities, principal).await,
-            _ => self.read_resource(params, capabilities, principal).await,
+            Method::Round(method) => {
+                let field = match method {
+                    RoundMethod::ReadResource => "uri",
+                    _ => "name",
+                };
+                let target = required_str(params, field, method.as_str())?;
+                let (input_responses, request_state) = retry_fields(params)?;
+                let request = RoundRequest {
+                    method,
+                    target,
+                    arguments: arguments(params)?,
+                    input_responses,
+                    request_state,
+                    capabilities,
+                    principal,
+                };
+                Ok(self.reply_json(self.round(request).await?))
+            }
         }
+    }
+
+    /// Runs one round of a `tools/call`, `prompts/get` or `resources/read` whose params were
+    /// parsed already (by [`Server::handle`] from JSON, or by a host such as rmcp into its
+    /// own types).
+    pub(crate) async fn round(&self, request: RoundRequest<'_>) -> Result<RoundReply, RpcError> {
+        match request.method {
+            RoundMethod::CallTool => self.call_tool(request).await,
+            RoundMethod::GetPrompt => self.get_prompt(request).await,
+            RoundMethod::ReadResource => self.read_resource(request).await,
+        }
+    }
+
+    /// A round's reply as the JSON result object.
+    pub(crate) fn reply_json(&self, reply: RoundReply) -> Value {
+        match reply {
+            RoundReply::Complete {
+                result,
+                cache: None,
+            } => self.complete(result),
+            RoundReply::Complete {
+                result,
+                cache: Some(cache),
+            } => self.cacheable(result, cache),
+            RoundReply::InputRequired { requests, state } => self.input_required(requests, state),
+        }
+    }
+
+    /// The `serverInfo` every result carries in its `_meta`.
+    pub(crate) fn server_info(&self) -> &Value {
+        &self.inner.info
     }
 
     fn discover(&self) -> Value {
@@ -326,39 +380,29 @@ impl Server {
         })
     }
 
-    async fn call_tool(
-        &self,
-        params: &Map<String, Value>,
-        capabilities: ClientCapabilities,
-        principal: Option<&str>,
-    ) -> Result<Value, RpcError> {
-        let name = required_str(params, "name", "tools/call")?;
+    async fn call_tool(&self, mut request: RoundRequest<'_>) -> Result<RoundReply, RpcError> {
+        let name = request.target;
         let (descriptor, tool) = self
             .inner
             .tools
             .iter()
             .find(|(descriptor, _)| descriptor.name == name)
             .ok_or_else(|| RpcError::invalid_params(format!("unknown tool {name:?}")))?;
-        let arguments = arguments(params)?;
+        let arguments = Value::Object(request.arguments.take().unwrap_or_default());
         let (max_rounds, single_use) = (descriptor.max_rounds, descriptor.single_use);
-        let incoming = Incoming {
-            params,
-            capabilities,
-            principal,
+        let input = self.round_input(request, &arguments, max_rounds, single_use);
+        let failed = |message: String| RoundReply::Complete {
+            result: CallToolResult::error(message).into_tool_result(),
+            cache: None,
         };
-        let input = self.round_input(
-            "tools/call",
-            name,
-            &arguments,
-            incoming,
-            max_rounds,
-            single_use,
-        )?;
-        let failed =
-            |message: String| self.complete(CallToolResult::error(message).into_tool_result());
         Ok(match run_round(&self.inner.env, &**tool, input).await? {
-            RoundEnd::Complete(result) => self.complete(result),
-            RoundEnd::InputRequired { requests, state } => self.input_required(requests, state),
+            RoundEnd::Complete(result) => RoundReply::Complete {
+                result,
+                cache: None,
+            },
+            RoundEnd::InputRequired { requests, state } => {
+                RoundReply::InputRequired { requests, state }
+            }
             RoundEnd::Failed(message) => failed(message),
             RoundEnd::BadArguments(reason) => failed(format!("invalid arguments: {reason}")),
             RoundEnd::Denied(denied) => failed(denied.to_string()),
@@ -366,20 +410,15 @@ impl Server {
         })
     }
 
-    async fn get_prompt(
-        &self,
-        params: &Map<String, Value>,
-        capabilities: ClientCapabilities,
-        principal: Option<&str>,
-    ) -> Result<Value, RpcError> {
-        let name = required_str(params, "name", "prompts/get")?;
+    async fn get_prompt(&self, mut request: RoundRequest<'_>) -> Result<RoundReply, RpcError> {
+        let name = request.target;
         let (descriptor, prompt) = self
             .inner
             .prompts
             .iter()
             .find(|(descriptor, _)| descriptor.name == name)
             .ok_or_else(|| RpcError::invalid_params(format!("unknown prompt {name:?}")))?;
-        let arguments = arguments(params)?;
+        let arguments = Value::Object(request.arguments.take().unwrap_or_default());
         if let Some((key, _)) = arguments
             .as_object()
             .into_iter()
@@ -390,30 +429,13 @@ impl Server {
                 "prompt argument {key:?} must be a string"
             )));
         }
-        let incoming = Incoming {
-            params,
-            capabilities,
-            principal,
-        };
-        let input = self.round_input(
-            "prompts/get",
-            name,
-            &arguments,
-            incoming,
-            descriptor.max_rounds,
-            false,
-        )?;
+        let input = self.round_input(request, &arguments, descriptor.max_rounds, false);
         let end = run_round(&self.inner.env, &**prompt, input).await?;
-        self.finish_non_tool(end, |result| self.complete(result))
+        finish_non_tool(end, None)
     }
 
-    async fn read_resource(
-        &self,
-        params: &Map<String, Value>,
-        capabilities: ClientCapabilities,
-        principal: Option<&str>,
-    ) -> Result<Value, RpcError> {
-        let uri = required_str(params, "uri", "resources/read")?;
+    async fn read_resource(&self, request: RoundRequest<'_>) -> Result<RoundReply, RpcError> {
+        let uri = request.target;
         let (variables, descriptor, resource) = self
             .inner
             .resources
@@ -425,78 +447,49 @@ impl Server {
             })
             .ok_or_else(|| RpcError::invalid_params(format!("resource not found: {uri}")))?;
         let arguments = Value::Object(variables);
-        let incoming = Incoming {
-            params,
-            capabilities,
-            principal,
-        };
-        let input = self.round_input(
-            "resources/read",
-            uri,
-            &arguments,
-            incoming,
-            descriptor.max_rounds,
-            false,
-        )?;
         // A result that depends on answers must not be cached.
-        let retried = input.input_responses.is_some() || input.request_state.is_some();
+        let retried = request.input_responses.is_some() || request.request_state.is_some();
         let cache = if retried {
             CacheHint::NONE
         } else {
             descriptor.cache
         };
+        let input = self.round_input(request, &arguments, descriptor.max_rounds, false);
         let end = run_round(&self.inner.env, &**resource, input).await?;
-        self.finish_non_tool(end, |result| self.cacheable(result, cache))
+        finish_non_tool(end, Some(cache))
     }
 
-    /// The round of a `tools/call`, `prompts/get` or `resources/read`, with the retry fields
-    /// checked and the server's defaults applied.
+    /// The round of a `tools/call`, `prompts/get` or `resources/read`, with the server's
+    /// defaults applied.
     fn round_input<'a>(
         &self,
-        method: &'a str,
-        target: &'a str,
+        request: RoundRequest<'a>,
         arguments: &'a Value,
-        incoming: Incoming<'a>,
         max_rounds: Option<u32>,
         single_use: bool,
-    ) -> Result<RoundInput<'a>, RpcError> {
-        let (input_responses, request_state) = retry_fields(incoming.params)?;
-        Ok(RoundInput {
-            method,
-            target,
+    ) -> RoundInput<'a> {
+        RoundInput {
+            method: request.method.as_str(),
+            target: request.target,
             arguments,
-            input_responses,
-            request_state,
-            capabilities: incoming.capabilities,
-            principal: incoming.principal,
+            input_responses: request.input_responses,
+            request_state: request.request_state,
+            capabilities: request.capabilities,
+            principal: request.principal,
             max_rounds: max_rounds.unwrap_or(self.inner.max_rounds),
             single_use: single_use || self.inner.single_use,
-        })
-    }
-
-    /// Prompts and resources have no `isError`: failures are JSON-RPC errors.
-    fn finish_non_tool(
-        &self,
-        end: RoundEnd,
-        complete: impl FnOnce(Value) -> Value,
-    ) -> Result<Value, RpcError> {
-        match end {
-            RoundEnd::Complete(result) => Ok(complete(result)),
-            RoundEnd::InputRequired { requests, state } => Ok(self.input_required(requests, state)),
-            RoundEnd::Failed(message) => Err(RpcError::handler_error(message)),
-            RoundEnd::BadArguments(reason) => Err(RpcError::invalid_params(format!(
-                "invalid arguments: {reason}"
-            ))),
-            RoundEnd::Denied(denied) => Err(RpcError::invalid_params(denied.to_string())),
-            RoundEnd::TooManyRounds(cap) => Err(RpcError::invalid_params(too_many_rounds(cap))),
         }
     }
 
-    fn input_required(&self, requests: Map<String, Value>, state: String) -> Value {
+    fn input_required(&self, requests: Vec<(String, InputRequest)>, state: String) -> Value {
         let mut result = Map::new();
         result.insert("resultType".into(), "input_required".into());
         // Never an empty map: a state-only round omits the field.
         if !requests.is_empty() {
+            let requests = requests
+                .into_iter()
+                .map(|(key, request)| (key, request.into_value()))
+                .collect();
             result.insert("inputRequests".into(), Value::Object(requests));
         }
         result.insert("requestState".into(), state.into());
@@ -548,11 +541,93 @@ pub(crate) async fn until_cancelled<T>(
     .await
 }
 
-/// What every round takes from the request besides its target.
-struct Incoming<'a> {
-    params: &'a Map<String, Value>,
-    capabilities: ClientCapabilities,
-    principal: Option<&'a str>,
+/// Prompts and resources have no `isError`: failures are JSON-RPC errors.
+fn finish_non_tool(end: RoundEnd, cache: Option<CacheHint>) -> Result<RoundReply, RpcError> {
+    match end {
+        RoundEnd::Complete(result) => Ok(RoundReply::Complete { result, cache }),
+        RoundEnd::InputRequired { requests, state } => {
+            Ok(RoundReply::InputRequired { requests, state })
+        }
+        RoundEnd::Failed(message) => Err(RpcError::handler_error(message)),
+        RoundEnd::BadArguments(reason) => Err(RpcError::invalid_params(format!(
+            "invalid arguments: {reason}"
+        ))),
+        RoundEnd::Denied(denied) => Err(RpcError::invalid_params(denied.to_string())),
+        RoundEnd::TooManyRounds(cap) => Err(RpcError::invalid_params(too_many_rounds(cap))),
+    }
+}
+
+/// A method this server answers, parsed once from its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Method {
+    Discover,
+    ListTools,
+    ListPrompts,
+    ListResources,
+    ListResourceTemplates,
+    Round(RoundMethod),
+}
+
+impl Method {
+    fn parse(method: &str) -> Option<Self> {
+        Some(match method {
+            "server/discover" => Self::Discover,
+            "tools/list" => Self::ListTools,
+            "tools/call" => Self::Round(RoundMethod::CallTool),
+            "prompts/list" => Self::ListPrompts,
+            "prompts/get" => Self::Round(RoundMethod::GetPrompt),
+            "resources/list" => Self::ListResources,
+            "resources/templates/list" => Self::ListResourceTemplates,
+            "resources/read" => Self::Round(RoundMethod::ReadResource),
+            _ => return None,
+        })
+    }
+}
+
+/// The three methods whose rounds may answer `input_required`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RoundMethod {
+    CallTool,
+    GetPrompt,
+    ReadResource,
+}
+
+impl RoundMethod {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Self::CallTool => "tools/call",
+            Self::GetPrompt => "prompts/get",
+            Self::ReadResource => "resources/read",
+        }
+    }
+}
+
+/// One round's request with its params parsed: from JSON by [`Server::handle`], or from a
+/// host's own types (the rmcp adapter hands its typed params over without a JSON detour).
+pub(crate) struct RoundRequest<'a> {
+    pub(crate) method: RoundMethod,
+    /// The tool or prompt name, or the resource URI.
+    pub(crate) target: &'a str,
+    /// The arguments object (`None`: absent or `null`, which mean `{}`).
+    pub(crate) arguments: Option<Map<String, Value>>,
+    pub(crate) input_responses: Option<Map<String, Value>>,
+    pub(crate) request_state: Option<&'a str>,
+    pub(crate) capabilities: ClientCapabilities,
+    pub(crate) principal: Option<&'a str>,
+}
+
+/// How a round ended, as the method's result before it is shaped for the wire.
+pub(crate) enum RoundReply {
+    /// The final result (without `resultType` and `_meta`); `cache` for a resource read.
+    Complete {
+        result: Value,
+        cache: Option<CacheHint>,
+    },
+    /// The questions (possibly none) and the sealed state.
+    InputRequired {
+        requests: Vec<(String, InputRequest)>,
+        state: String,
+    },
 }
 
 fn response(id: Value, outcome: Result<Value, RpcError>) -> Value {
@@ -567,15 +642,15 @@ fn too_many_rounds(cap: u32) -> String {
 }
 
 /// `_meta` duties of every 2026-07-28 request; returns this request's capabilities.
-fn check_meta(params: &Map<String, Value>) -> Result<ClientCapabilities, RpcError> {
+pub(crate) fn check_meta(
+    meta: Option<&Map<String, Value>>,
+) -> Result<ClientCapabilities, RpcError> {
     let hint = "every MCP 2026-07-28 request carries params._meta with \
                 io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities \
                 (2025-11-25 clients are served over a session: mrtr::rmcp::McpServer, or \
                 Server::handle_legacy)";
-    let meta = params
-        .get("_meta")
-        .and_then(Value::as_object)
-        .ok_or_else(|| RpcError::invalid_params(format!("missing params._meta: {hint}")))?;
+    let meta =
+        meta.ok_or_else(|| RpcError::invalid_params(format!("missing params._meta: {hint}")))?;
     let version = meta.get(META_PROTOCOL_VERSION).and_then(Value::as_str);
     let capabilities = meta
         .get(META_CLIENT_CAPABILITIES)
@@ -607,10 +682,10 @@ fn required_str<'a>(
 }
 
 /// The arguments object (absent or `null` mean `{}`).
-fn arguments(params: &Map<String, Value>) -> Result<Value, RpcError> {
+fn arguments(params: &Map<String, Value>) -> Result<Option<Map<String, Value>>, RpcError> {
     match params.get("arguments") {
-        None | Some(Value::Null) => Ok(Value::Object(Map::new())),
-        Some(arguments @ Value::Object(_)) => Ok(arguments.clone()),
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Object(arguments)) => Ok(Some(arguments.clone())),
         Some(_) => Err(RpcError::invalid_params(
             "params.arguments must be an object",
         )),

@@ -198,7 +198,9 @@ mod tests {
     use super::*;
 
     fn id() -> TokenId {
-        TokenId::random()
+        let mut bytes = [0u8; 16];
+        crate::token::fill_random(&mut bytes);
+        TokenId::from_bytes(bytes)
     }
 
     #[test]

@@ -95,7 +95,7 @@ fn open_after_seal_is_the_identity() {
         assert_eq!(opened.claims.flow(), flow, "{mode:?}");
         assert_eq!(opened.claims.issued_at(), T0);
         assert_eq!(opened.claims.expires_at(), T0 + 600);
-        assert!(token.starts_with("m1."));
+        assert!(token.starts_with("m2."));
     }
 }
 
@@ -164,10 +164,10 @@ fn every_single_byte_change_of_the_decoded_token_is_rejected() {
             for flip in [0x01u8, 0x80, 0xff] {
                 let mut altered = bytes.clone();
                 altered[position] ^= flip;
-                let altered = format!("m1.{}", URL_SAFE_NO_PAD.encode(&altered));
+                let altered = format!("m2.{}", URL_SAFE_NO_PAD.encode(&altered));
                 let reason = fixture.open(&altered).unwrap_err();
-                if position >= 3 + 2 {
-                    // Past the header and key id, only the tag can catch it.
+                if position >= HEADER_LEN {
+                    // Past the header (key id and binding hints), only the tag can catch it.
                     assert_eq!(reason, Rejection::BadTag, "{mode:?} byte {position}");
                 }
             }
@@ -188,7 +188,7 @@ fn every_truncation_is_rejected() {
         }
         let bytes = URL_SAFE_NO_PAD.decode(&token[3..]).unwrap();
         for len in 0..bytes.len() {
-            let truncated = format!("m1.{}", URL_SAFE_NO_PAD.encode(&bytes[..len]));
+            let truncated = format!("m2.{}", URL_SAFE_NO_PAD.encode(&bytes[..len]));
             assert!(
                 fixture.open(&truncated).is_err(),
                 "{mode:?}: {len} bytes accepted"
@@ -280,20 +280,27 @@ fn bindings_are_checked_and_each_mismatch_has_its_own_reason() {
                 Rejection::WrongArguments,
             ),
         ];
+        // Each binding has a one-byte hint that matches by chance one time in 256; the tag
+        // then fails without a named binding, never with the wrong one. A fresh token names it.
+        let named = |binding: &Binding<'_>, expected: Rejection| {
+            let mut token = token.clone();
+            for _ in 0..3 {
+                let reason = fixture.open_with(&token, binding).unwrap_err();
+                if reason == expected {
+                    return;
+                }
+                assert_eq!(reason, Rejection::BadTag, "{mode:?}: not {expected:?}");
+                token = fixture.seal(&payload());
+            }
+            panic!("{mode:?}: {expected:?} never named");
+        };
         for (binding, expected) in cases {
-            let binding = binding.principal(Some("alice"));
-            assert_eq!(
-                fixture.open_with(&token, &binding),
-                Err(expected),
-                "{mode:?}"
-            );
+            named(&binding.principal(Some("alice")), expected);
         }
         for principal in [Some("bob"), Some("alice "), None] {
-            let binding = fixture.binding().principal(principal);
-            assert_eq!(
-                fixture.open_with(&token, &binding),
-                Err(Rejection::WrongPrincipal),
-                "{mode:?} {principal:?}"
+            named(
+                &fixture.binding().principal(principal),
+                Rejection::WrongPrincipal,
             );
         }
     }
@@ -314,6 +321,24 @@ fn reordered_arguments_are_the_same_request() {
     }
 }
 
+/// Asserts that `open` names `expected` for a fresh token: a binding's one-byte hint matches by
+/// chance one time in 256, and the tag then fails without a named binding (never with the
+/// wrong one); another fresh token names it.
+fn named_with_fresh_tokens(
+    fixture: &Fixture,
+    open: impl Fn(&str) -> Rejection,
+    expected: Rejection,
+) {
+    for _ in 0..3 {
+        let reason = open(&fixture.seal(&payload()));
+        if reason == expected {
+            return;
+        }
+        assert_eq!(reason, Rejection::BadTag, "not {expected:?}");
+    }
+    panic!("{expected:?} never named");
+}
+
 #[test]
 fn another_audience_fingerprint_or_key_is_refused() {
     for mode in MODES {
@@ -327,22 +352,21 @@ fn another_audience_fingerprint_or_key_is_refused() {
             .clock(fixture.clock.clone())
             .build()
             .unwrap();
-        let error = other_audience.open::<Value>(&token, &fixture.binding(), fixture.fingerprint);
-        assert_eq!(
-            error.unwrap_err().reason(),
-            &Rejection::WrongAudience,
-            "{mode:?}"
-        );
+        let audience = |token: &str| {
+            let error =
+                other_audience.open::<Value>(token, &fixture.binding(), fixture.fingerprint);
+            error.unwrap_err().reason().clone()
+        };
+        named_with_fresh_tokens(&fixture, audience, Rejection::WrongAudience);
 
         let deployed_later = Fingerprint::of(b"get_weather, edited");
-        let error = fixture
-            .codec
-            .open::<Value>(&token, &fixture.binding(), deployed_later);
-        assert_eq!(
-            error.unwrap_err().reason(),
-            &Rejection::WrongFingerprint,
-            "{mode:?}"
-        );
+        let fingerprint = |token: &str| {
+            let error = fixture
+                .codec
+                .open::<Value>(token, &fixture.binding(), deployed_later);
+            error.unwrap_err().reason().clone()
+        };
+        named_with_fresh_tokens(&fixture, fingerprint, Rejection::WrongFingerprint);
 
         let unknown_kid = Fixture::with_ring(mode, ring("k9", 7));
         assert_eq!(
@@ -418,7 +442,7 @@ fn non_canonical_base64_and_padding_are_rejected() {
 fn oversized_tokens_are_refused_before_decoding_and_never_minted() {
     for mode in MODES {
         let fixture = Fixture::new(mode);
-        let huge = format!("m1.{}", "A".repeat(64 * 1024));
+        let huge = format!("m2.{}", "A".repeat(64 * 1024));
         assert_eq!(
             fixture.open(&huge),
             Err(Rejection::Oversized {
@@ -629,50 +653,46 @@ fn a_payload_that_does_not_decode_is_reported_without_its_values() {
     assert!(inspected.is_err());
 }
 
-/// Offsets in a decoded HMAC-mode token with key id `k1`: header 3 + 2 bytes, then the claims.
-const HMAC_CLAIMS_AT: usize = 5;
-const COMMITMENTS_AT: usize = HMAC_CLAIMS_AT + 16 + 16 + 8 + 8 + 8 + 4 + 16;
+/// Length of the header of a decoded token with key id `k1`: mode and flags, key id length,
+/// key id, six one-byte binding hints.
+const HEADER_LEN: usize = 2 + 2 + 6;
 
 #[test]
-fn bindings_are_not_stored_and_their_commitments_do_not_link_tokens() {
-    let fixture = Fixture::new(Mode::Hmac);
-    let contains =
-        |haystack: &[u8], needle: &[u8]| haystack.windows(needle.len()).any(|w| w == needle);
-    let first = URL_SAFE_NO_PAD
-        .decode(&fixture.seal(&json!(1))[3..])
-        .unwrap();
-    let second = URL_SAFE_NO_PAD
-        .decode(&fixture.seal(&json!(1))[3..])
-        .unwrap();
-    for bound in [
-        &b"alice"[..],
-        b"get_weather",
-        b"tools/call",
-        b"Paris",
-        b"weather-prod",
-    ] {
-        assert!(
-            !contains(&first, bound),
-            "{:?} is stored",
-            String::from_utf8_lossy(bound)
-        );
-    }
-    // Same principal, method, tool, arguments and audience: unrelated commitment bytes.
-    let commitments = |token: &[u8]| token[COMMITMENTS_AT..COMMITMENTS_AT + 40].to_vec();
-    let (a, b) = (commitments(&first), commitments(&second));
-    for part in 0..5 {
-        assert_ne!(
-            a[part * 8..part * 8 + 8],
-            b[part * 8..part * 8 + 8],
-            "part {part}"
-        );
+fn bindings_are_not_stored_and_their_hints_do_not_link_tokens() {
+    for mode in MODES {
+        let fixture = Fixture::new(mode);
+        let contains =
+            |haystack: &[u8], needle: &[u8]| haystack.windows(needle.len()).any(|w| w == needle);
+        let first = URL_SAFE_NO_PAD
+            .decode(&fixture.seal(&json!(1))[3..])
+            .unwrap();
+        let second = URL_SAFE_NO_PAD
+            .decode(&fixture.seal(&json!(1))[3..])
+            .unwrap();
+        for bound in [
+            &b"alice"[..],
+            b"get_weather",
+            b"tools/call",
+            b"Paris",
+            b"weather-prod",
+            fixture.fingerprint.as_bytes(),
+        ] {
+            assert!(
+                !contains(&first, bound),
+                "{mode:?}: {:?} is stored",
+                String::from_utf8_lossy(bound)
+            );
+        }
+        // Same principal, method, tool, arguments and audience in two flows: unrelated hints.
+        let hints = |token: &[u8]| token[HEADER_LEN - 6..HEADER_LEN].to_vec();
+        assert_ne!(hints(&first), hints(&second), "{mode:?}");
     }
 }
 
 #[test]
 fn deflate_starts_above_4_kib() {
     let fixture = Fixture::new(Mode::Hmac);
-    let flags = |token: &str| URL_SAFE_NO_PAD.decode(&token[3..]).unwrap()[1];
+    let flags = |token: &str| URL_SAFE_NO_PAD.decode(&token[3..]).unwrap()[0] & 0x0f;
     // The serialized payload is the string plus its two quotes.
     let at_threshold = json!("a".repeat(4096 - 2));
     let above = json!("a".repeat(4096 - 1));
@@ -712,4 +732,18 @@ fn the_digest_is_over_canonical_text_whatever_the_arrival_order() {
         ArgumentsDigest::of(Some(&arrived)),
         ArgumentsDigest::of(Some(&parsed_canonical))
     );
+}
+
+#[test]
+fn a_token_of_the_previous_layout_is_refused_cleanly() {
+    for mode in MODES {
+        let fixture = Fixture::new(mode);
+        let token = fixture.seal(&payload());
+        let old = format!("m1.{}", &token[3..]);
+        assert_eq!(
+            fixture.open(&old),
+            Err(Rejection::Malformed("unknown prefix")),
+            "{mode:?}"
+        );
+    }
 }

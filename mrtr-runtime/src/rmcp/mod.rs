@@ -25,9 +25,10 @@ use rmcp::handler::server::router::tool::ToolRoute;
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ErrorCode, GetPromptRequestParams, GetPromptResponse,
-    Implementation, InputRequiredResult, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
-    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
+    Implementation, InputRequiredResult, JsonObject, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
+    ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -35,6 +36,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+mod convert;
 mod http_layer;
 mod legacy;
 mod retired;
@@ -51,7 +53,7 @@ pub use retired::{
 };
 
 use crate::protocol::{META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, RpcError};
-use crate::server::Server;
+use crate::server::{RoundMethod, RoundReply, RoundRequest, Server, check_meta};
 
 /// The identity the host authenticated for a request. Every `requestState` is bound to it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -110,6 +112,54 @@ impl McpServer {
             .map_err(error)?;
         convert(result)
     }
+
+    /// Runs one round of the three methods that may answer `input_required`, straight from
+    /// rmcp's typed params: no JSON detour on the way in.
+    async fn round(
+        &self,
+        method: RoundMethod,
+        target: &str,
+        retry: Retry,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<RoundReply, ErrorData> {
+        let raw = &context.meta.0.0;
+        let capabilities = if raw.contains_key(META_PROTOCOL_VERSION)
+            && raw.contains_key(META_CLIENT_CAPABILITIES)
+        {
+            check_meta(Some(raw))
+        } else {
+            match request_meta(context) {
+                Value::Object(meta) => check_meta(Some(&meta)),
+                _ => check_meta(None),
+            }
+        }
+        .map_err(error)?;
+        let principal = principal(context);
+        let request = RoundRequest {
+            method,
+            target,
+            arguments: retry.arguments,
+            input_responses: retry
+                .input_responses
+                .map(|responses| responses.into_iter().collect()),
+            request_state: retry.request_state.as_deref(),
+            capabilities,
+            principal: principal.as_deref(),
+        };
+        // rmcp cancels this token on `notifications/cancelled` (and when the HTTP stream
+        // closes): the running step is dropped there, and nothing after its `.await` runs.
+        crate::server::until_cancelled(self.server.round(request), context.ct.cancelled())
+            .await
+            .ok_or_else(|| ErrorData::new(ErrorCode(-32800), "request cancelled", None))?
+            .map_err(error)
+    }
+}
+
+/// The fields of a round's params besides its target.
+struct Retry {
+    arguments: Option<JsonObject>,
+    input_responses: Option<rmcp::model::InputResponses>,
+    request_state: Option<String>,
 }
 
 impl McpServer {
@@ -252,14 +302,31 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        self.respond(
-            "tools/call",
-            request,
-            &context,
-            CallToolResponse::Complete,
-            CallToolResponse::InputRequired,
-        )
-        .await
+        // A 2025-era session: the machine runs here and asks the client (legacy.rs); it
+        // always ends complete.
+        if let Some(session) = self.legacy_session(&context) {
+            let result: rmcp::model::CallToolResult = self
+                .forward_legacy("tools/call", request, &context, session)
+                .await?;
+            return Ok(CallToolResponse::Complete(result));
+        }
+        let retry = Retry {
+            arguments: request.arguments,
+            input_responses: request.input_responses,
+            request_state: request.request_state,
+        };
+        let reply = self
+            .round(RoundMethod::CallTool, &request.name, retry, &context)
+            .await?;
+        let info = self.server.server_info();
+        Ok(match reply {
+            RoundReply::Complete { result, .. } => {
+                CallToolResponse::Complete(convert::tool_result(result, info)?)
+            }
+            RoundReply::InputRequired { requests, state } => {
+                CallToolResponse::InputRequired(convert::input_required(requests, state, info)?)
+            }
+        })
     }
 
     async fn list_prompts(
@@ -275,9 +342,23 @@ impl ServerHandler for McpServer {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
+        // A 2025-era session: the machine runs here and asks the client (legacy.rs); it
+        // always ends complete.
+        if let Some(session) = self.legacy_session(&context) {
+            let result: rmcp::model::GetPromptResult = self
+                .forward_legacy("prompts/get", request, &context, session)
+                .await?;
+            return Ok(GetPromptResponse::Complete(result));
+        }
+        let retry = Retry {
+            arguments: request.arguments,
+            input_responses: request.input_responses,
+            request_state: request.request_state,
+        };
         self.respond(
-            "prompts/get",
-            request,
+            RoundMethod::GetPrompt,
+            &request.name,
+            retry,
             &context,
             GetPromptResponse::Complete,
             GetPromptResponse::InputRequired,
@@ -307,9 +388,23 @@ impl ServerHandler for McpServer {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
+        // A 2025-era session: the machine runs here and asks the client (legacy.rs); it
+        // always ends complete.
+        if let Some(session) = self.legacy_session(&context) {
+            let result: rmcp::model::ReadResourceResult = self
+                .forward_legacy("resources/read", request, &context, session)
+                .await?;
+            return Ok(ReadResourceResponse::Complete(result));
+        }
+        let retry = Retry {
+            arguments: None,
+            input_responses: request.input_responses,
+            request_state: request.request_state,
+        };
         self.respond(
-            "resources/read",
-            request,
+            RoundMethod::ReadResource,
+            &request.uri,
+            retry,
             &context,
             ReadResourceResponse::Complete,
             ReadResourceResponse::InputRequired,
@@ -319,17 +414,19 @@ impl ServerHandler for McpServer {
 }
 
 impl McpServer {
-    /// A round of one of the three methods that may answer `input_required`, as rmcp's
-    /// response type for it.
+    /// A round of a prompt or resource read, as rmcp's response type for it (these are
+    /// shaped as JSON first: their results have no fast path).
     async fn respond<C: DeserializeOwned, R>(
         &self,
-        method: &str,
-        params: impl Serialize,
+        method: RoundMethod,
+        target: &str,
+        retry: Retry,
         context: &RequestContext<RoleServer>,
         complete: fn(C) -> R,
         input_required: fn(InputRequiredResult) -> R,
     ) -> Result<R, ErrorData> {
-        let result: Value = self.forward(method, params, context).await?;
+        let reply = self.round(method, target, retry, context).await?;
+        let result = self.server.reply_json(reply);
         Ok(if is_input_required(&result) {
             input_required(convert(result)?)
         } else {

@@ -26,6 +26,11 @@ pub fn strip_retired_fields(message: &mut Value) {
 
 /// [`strip_retired_fields`] on a serialized message; bytes that are not JSON pass unchanged.
 pub fn strip_retired_fields_from_bytes(bytes: &[u8]) -> Vec<u8> {
+    // Most messages have nothing to remove: only parse those that name a retired field.
+    const RETIRED: &[u8] = b"\"elicitationId\"";
+    if !bytes.windows(RETIRED.len()).any(|window| window == RETIRED) {
+        return bytes.to_vec();
+    }
     match serde_json::from_slice::<Value>(bytes) {
         Ok(mut message) if message.pointer("/result/inputRequests").is_some() => {
             strip_retired_fields(&mut message);

@@ -1,25 +1,23 @@
-//! What a token is bound to: the request it was minted for and the deployment that minted it.
+//! What a token is bound to: the request it was minted for, the deployment and the code that
+//! minted it.
 //!
-//! The bound values themselves are never stored (the request carries them again on every
-//! retry). The token holds one 64-bit keyed commitment per value instead: the tag covers them,
-//! the client cannot compute them without the key, and on a mismatch the log can say *which*
-//! binding differed.
-//!
-//! Each commitment is salted with the token's own id, so two tokens of the same principal (or
-//! arguments) carry unrelated bytes and cannot be linked by reading HMAC-mode tokens. 64 bits
-//! are enough: a commitment is never a secret nor a MAC on its own (the token's tag is), it only
-//! has to differ when the bound value differs, and a chance match (2^-64) would still need a
-//! valid tag. If the bindings move into the associated data (the token-layout issue), these
-//! commitments, and this note, go away.
+//! The bound values are never stored (the request carries them again on every retry): they go
+//! into the AEAD associated data or the MAC input, so a token presented with any other value
+//! fails its tag. For the log, the header keeps a one-byte hint per binding: a byte of a hash of
+//! the value, masked with a pad only the key holder can compute (keyed with the token's nonce or
+//! flow id, so hints link nothing across flows). When a tag fails, the first binding whose hint
+//! differs is named as the likely reason (unless more than two differ: then the token was
+//! altered or sealed with another key); a hint matches by chance one time in 256, and then the
+//! log says the tag did not verify.
 
 use hmac::Mac;
 use serde_json::Value;
 
 use super::canonical::ArgumentsDigest;
-use super::claims::TokenId;
+use super::claims::Fingerprint;
 use super::error::Rejection;
 use super::keys::DerivedKeys;
-
+use super::wire::HINTS_LEN;
 /// The request a token is sealed for, and must be presented with.
 ///
 /// ```
@@ -61,94 +59,104 @@ impl<'a> Binding<'a> {
     }
 }
 
-/// Keyed commitments to each bound value, stored in the token.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Commitments {
-    audience: [u8; 8],
-    method: [u8; 8],
-    target: [u8; 8],
-    arguments: [u8; 8],
-    principal: [u8; 8],
+/// The bound values, length-prefixed, as they enter the associated data or the MAC.
+pub(crate) fn bound(audience: &str, binding: &Binding<'_>, fingerprint: Fingerprint) -> Vec<u8> {
+    let principal = binding.principal.unwrap_or_default();
+    let mut out = Vec::with_capacity(
+        96 + audience.len() + binding.method.len() + binding.target.len() + principal.len(),
+    );
+    for part in [
+        audience.as_bytes(),
+        binding.method.as_bytes(),
+        binding.target.as_bytes(),
+        binding.arguments.as_bytes(),
+    ] {
+        out.extend_from_slice(&(part.len() as u32).to_be_bytes());
+        out.extend_from_slice(part);
+    }
+    match binding.principal {
+        Some(principal) => {
+            out.push(1);
+            out.extend_from_slice(&(principal.len() as u32).to_be_bytes());
+            out.extend_from_slice(principal.as_bytes());
+        }
+        None => out.push(0),
+    }
+    out.extend_from_slice(fingerprint.as_bytes());
+    out
 }
 
-impl Commitments {
-    pub(crate) const LEN: usize = 5 * 8;
+/// The six bindings, in the order an operator would look for a mismatch.
+const BINDINGS: [Rejection; 6] = [
+    Rejection::WrongAudience,
+    Rejection::WrongMethod,
+    Rejection::WrongTarget,
+    Rejection::WrongArguments,
+    Rejection::WrongPrincipal,
+    Rejection::WrongFingerprint,
+];
 
+/// One-byte hints of the six bindings, for the log only (see the module docs).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Hints(pub(crate) [u8; HINTS_LEN]);
+
+impl Hints {
     pub(crate) fn compute(
         keys: &DerivedKeys,
-        token: &TokenId,
+        salt: &[u8; 16],
         audience: &str,
         binding: &Binding<'_>,
+        fingerprint: Fingerprint,
     ) -> Self {
-        let commit = |label: &[u8], value: &[u8]| -> [u8; 8] {
-            let mut mac = keys.binding.clone();
-            mac.update(token.as_bytes());
-            mac.update(label);
-            mac.update(&(value.len() as u64).to_be_bytes());
-            mac.update(value);
-            let mut out = [0u8; 8];
-            out.copy_from_slice(&mac.finalize().into_bytes()[..8]);
-            out
+        let mut mac = keys.binding.clone();
+        mac.update(b"hints");
+        mac.update(salt);
+        let pad = mac.finalize().into_bytes();
+        let principal: [&[u8]; 2] = match binding.principal {
+            Some(principal) => [b"1", principal.as_bytes()],
+            None => [b"0", b""],
         };
-        let principal = match binding.principal {
-            Some(principal) => commit(b"principal", principal.as_bytes()),
-            None => commit(b"anonymous", b""),
-        };
-        Self {
-            audience: commit(b"audience", audience.as_bytes()),
-            method: commit(b"method", binding.method.as_bytes()),
-            target: commit(b"target", binding.target.as_bytes()),
-            arguments: commit(b"arguments", binding.arguments.as_bytes()),
-            principal,
-        }
-    }
-
-    /// The first binding that differs, in the order an operator would look for it.
-    pub(crate) fn first_mismatch(&self, expected: &Self) -> Option<Rejection> {
-        let checks = [
-            (self.audience == expected.audience, Rejection::WrongAudience),
-            (self.method == expected.method, Rejection::WrongMethod),
-            (self.target == expected.target, Rejection::WrongTarget),
-            (
-                self.arguments == expected.arguments,
-                Rejection::WrongArguments,
-            ),
-            (
-                self.principal == expected.principal,
-                Rejection::WrongPrincipal,
-            ),
+        let values: [&[&[u8]]; 6] = [
+            &[audience.as_bytes()],
+            &[binding.method.as_bytes()],
+            &[binding.target.as_bytes()],
+            &[binding.arguments.as_bytes()],
+            &principal,
+            &[fingerprint.as_bytes()],
         ];
-        checks
+        let mut hints = [0u8; HINTS_LEN];
+        for (index, parts) in values.iter().enumerate() {
+            hints[index] = fnv1a(parts).to_le_bytes()[0] ^ pad[index];
+        }
+        Self(hints)
+    }
+
+    /// The first binding whose hint differs from the presented request's. `None` when none
+    /// differs, or more than two do: a request that differs in that many bindings is rare, while
+    /// a token sealed with another key, or whose salt was altered, differs in (nearly) all.
+    pub(crate) fn first_mismatch(&self, expected: &Self) -> Option<Rejection> {
+        let differing = self
+            .0
+            .iter()
+            .zip(expected.0)
+            .filter(|(a, b)| **a != *b)
+            .count();
+        if differing > 2 {
+            return None;
+        }
+        BINDINGS
             .into_iter()
-            .find(|(equal, _)| !equal)
-            .map(|(_, rejection)| rejection)
+            .zip(self.0.iter().zip(expected.0))
+            .find_map(|(rejection, (hint, expected))| (*hint != expected).then_some(rejection))
     }
+}
 
-    pub(crate) fn encode(&self, out: &mut Vec<u8>) {
-        for part in [
-            self.audience,
-            self.method,
-            self.target,
-            self.arguments,
-            self.principal,
-        ] {
-            out.extend_from_slice(&part);
-        }
-    }
-
-    /// `bytes` is exactly [`Self::LEN`] long (the caller split it off the claims).
-    pub(crate) fn decode(bytes: &[u8]) -> Self {
-        let part = |index: usize| -> [u8; 8] {
-            bytes[index * 8..index * 8 + 8]
-                .try_into()
-                .expect("8-byte slice")
-        };
-        Self {
-            audience: part(0),
-            method: part(1),
-            target: part(2),
-            arguments: part(3),
-            principal: part(4),
-        }
-    }
+/// FNV-1a over the concatenated parts: a cheap, unkeyed hash (the pad keys the hint).
+fn fnv1a(parts: &[&[u8]]) -> u32 {
+    parts
+        .iter()
+        .flat_map(|part| part.iter())
+        .fold(0x811c_9dc5, |hash, byte| {
+            (hash ^ u32::from(*byte)).wrapping_mul(0x0100_0193)
+        })
 }

@@ -1,14 +1,15 @@
-//! What every token asserts about itself: identity, timing, the flow it belongs to, the code
-//! that minted it, and commitments to the request it was minted for.
+//! What every token asserts about itself: identity, timing and the flow it belongs to. The code
+//! that minted it (the fingerprint) and the request it was minted for are bound through the tag,
+//! not stored.
 
 use std::fmt;
 
 use sha2::{Digest, Sha256};
 
-use super::binding::Commitments;
 use super::hex;
 
-/// A random 128-bit id, unique per sealed token (`jti`). Single-use stores key on it.
+/// A 128-bit id, unique per sealed token (`jti`): the AEAD nonce, or the HMAC tag. Single-use
+/// stores key on it.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct TokenId([u8; 16]);
 
@@ -19,12 +20,6 @@ pub struct FlowId([u8; 16]);
 macro_rules! random_id {
     ($name:ident) => {
         impl $name {
-            pub(crate) fn random() -> Self {
-                let mut bytes = [0u8; 16];
-                super::fill_random(&mut bytes);
-                Self(bytes)
-            }
-
             /// The 16 raw bytes.
             pub fn as_bytes(&self) -> &[u8; 16] {
                 &self.0
@@ -52,6 +47,14 @@ macro_rules! random_id {
 
 random_id!(TokenId);
 random_id!(FlowId);
+
+impl FlowId {
+    pub(crate) fn random() -> Self {
+        let mut bytes = [0u8; 16];
+        super::fill_random(&mut bytes);
+        Self(bytes)
+    }
+}
 
 /// A 128-bit hash identifying the shape of the code that mints a token (for a tool: its resume
 /// points, kept slots, keys and body source). A token is only resumed by code with the same
@@ -159,60 +162,132 @@ impl Claims {
     }
 }
 
-/// Fixed-size binary layout of the claims at the start of every token body.
-pub(crate) const CLAIMS_LEN: usize = 16 + 16 + 8 + 8 + 8 + 4 + 16 + Commitments::LEN;
-
-pub(crate) fn encode_claims(claims: &Claims, commitments: &Commitments, out: &mut Vec<u8>) {
-    out.extend_from_slice(&claims.token_id.0);
+/// The claims at the start of every token body:
+///
+/// ```text
+/// claims = flow_id[16] issued_at:varint (expires_at - issued_at):varint
+///          (deadline - issued_at):zigzag-varint round:varint
+/// ```
+///
+/// The token id is not stored: it is the AEAD nonce or the HMAC tag. The fingerprint is bound
+/// through the tag.
+pub(crate) fn encode_claims(claims: &Claims, out: &mut Vec<u8>) {
     out.extend_from_slice(&claims.flow.id.0);
-    out.extend_from_slice(&claims.issued_at.to_be_bytes());
-    out.extend_from_slice(&claims.expires_at.to_be_bytes());
-    out.extend_from_slice(&claims.flow.deadline.to_be_bytes());
-    out.extend_from_slice(&claims.flow.round.to_be_bytes());
-    out.extend_from_slice(&claims.flow.fingerprint.0);
-    commitments.encode(out);
+    put_varint(out, claims.issued_at);
+    put_varint(out, claims.expires_at.saturating_sub(claims.issued_at));
+    let deadline = claims.flow.deadline as i128 - claims.issued_at as i128;
+    let zigzag = if deadline < 0 {
+        (((-deadline) as u64) << 1) - 1
+    } else {
+        (deadline as u64) << 1
+    };
+    put_varint(out, zigzag);
+    put_varint(out, u64::from(claims.flow.round));
 }
 
-/// Splits a verified body into claims, commitments and payload. `None` if it is too short,
-/// which only a bug on the sealing side can cause once the tag has verified.
-pub(crate) fn decode_claims(body: &[u8]) -> Option<(Claims, Commitments, &[u8])> {
-    if body.len() < CLAIMS_LEN {
-        return None;
-    }
-    let (fixed, payload) = body.split_at(CLAIMS_LEN);
-    let mut reader = Reader(fixed);
-    let token_id = TokenId(reader.array());
-    let id = FlowId(reader.array());
-    let issued_at = u64::from_be_bytes(reader.array());
-    let expires_at = u64::from_be_bytes(reader.array());
-    let deadline = u64::from_be_bytes(reader.array());
-    let round = u32::from_be_bytes(reader.array());
-    let fingerprint = Fingerprint(reader.array());
-    let commitments = Commitments::decode(reader.0);
+/// Splits a verified body into claims and payload; `token_id` and `fingerprint` come from the
+/// envelope and the verifier. `None` if the claims do not decode, which only a bug on the
+/// sealing side can cause once the tag has verified.
+pub(crate) fn decode_claims(
+    body: &[u8],
+    token_id: [u8; 16],
+    fingerprint: Fingerprint,
+) -> Option<(Claims, &[u8])> {
+    let (id, mut rest) = body.split_first_chunk::<16>()?;
+    let issued_at = take_varint(&mut rest)?;
+    let expires_at = issued_at.checked_add(take_varint(&mut rest)?)?;
+    let zigzag = take_varint(&mut rest)?;
+    let deadline = if zigzag & 1 == 1 {
+        issued_at.checked_sub((zigzag >> 1) + 1)?
+    } else {
+        issued_at.checked_add(zigzag >> 1)?
+    };
+    let round = u32::try_from(take_varint(&mut rest)?).ok()?;
     let flow = Flow {
-        id,
+        id: FlowId(*id),
         deadline,
         round,
         fingerprint,
     };
     Some((
         Claims {
-            token_id,
+            token_id: TokenId(token_id),
             issued_at,
             expires_at,
             flow,
         },
-        commitments,
-        payload,
+        rest,
     ))
 }
 
-struct Reader<'a>(&'a [u8]);
+/// Appends `value` as an unsigned LEB128 varint.
+pub(crate) fn put_varint(out: &mut Vec<u8>, mut value: u64) {
+    while value >= 0x80 {
+        out.push((value as u8) | 0x80);
+        value >>= 7;
+    }
+    out.push(value as u8);
+}
 
-impl Reader<'_> {
-    fn array<const N: usize>(&mut self) -> [u8; N] {
-        let (head, rest) = self.0.split_at(N);
-        self.0 = rest;
-        head.try_into().expect("split_at returned N bytes")
+/// Reads an unsigned LEB128 varint in its shortest form (so each value has one encoding).
+pub(crate) fn take_varint(input: &mut &[u8]) -> Option<u64> {
+    let mut value = 0u64;
+    for (index, &byte) in input.iter().enumerate().take(10) {
+        let shift = 7 * index as u32;
+        let bits = u64::from(byte & 0x7f);
+        if shift == 63 && bits > 1 {
+            return None;
+        }
+        value |= bits << shift;
+        if byte & 0x80 == 0 {
+            if index > 0 && byte == 0 {
+                return None;
+            }
+            *input = &input[index + 1..];
+            return Some(value);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn varints_round_trip_and_only_in_shortest_form() {
+        for value in [0, 1, 127, 128, 300, u64::from(u32::MAX), u64::MAX] {
+            let mut out = Vec::new();
+            put_varint(&mut out, value);
+            let mut input = out.as_slice();
+            assert_eq!(take_varint(&mut input), Some(value));
+            assert!(input.is_empty());
+        }
+        assert_eq!(take_varint(&mut &[0x80, 0x00][..]), None);
+        assert_eq!(take_varint(&mut &[0xff; 11][..]), None);
+    }
+
+    #[test]
+    fn claims_round_trip_with_a_deadline_before_issue() {
+        let fingerprint = Fingerprint::of(b"f");
+        for deadline in [1_000, 5_000] {
+            let claims = Claims {
+                token_id: TokenId([1; 16]),
+                issued_at: 2_000,
+                expires_at: 2_600,
+                flow: Flow {
+                    id: FlowId([2; 16]),
+                    deadline,
+                    round: 3,
+                    fingerprint,
+                },
+            };
+            let mut body = Vec::new();
+            encode_claims(&claims, &mut body);
+            body.extend_from_slice(b"payload");
+            let (decoded, payload) = decode_claims(&body, [1; 16], fingerprint).unwrap();
+            assert_eq!(decoded, claims);
+            assert_eq!(payload, b"payload");
+        }
     }
 }

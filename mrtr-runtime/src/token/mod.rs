@@ -52,6 +52,7 @@ use serde::de::DeserializeOwned;
 pub use binding::Binding;
 pub use canonical::{ArgumentsDigest, canonical_json};
 pub use claims::{Claims, Fingerprint, Flow, FlowId, TokenId};
+pub(crate) use claims::{put_varint, take_varint};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::{InvalidState, KeyError, Rejection, SealError};
 // For the driver: a kept value that fails to decode is logged without quoting it.
@@ -59,7 +60,7 @@ pub use error::{InvalidState, KeyError, Rejection, SealError};
 pub(crate) use error::describe_json_error;
 pub use keys::{KEYS_ENV_VAR, KeyId, KeyRing, MAX_KEY_ID_LEN, MIN_KEY_LEN, SecretKey};
 
-use binding::Commitments;
+use binding::Hints;
 
 /// How tokens are sealed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -147,26 +148,38 @@ impl StateCodec {
         }
     }
 
-    /// Seals `payload` as the state of `flow`, bound to `binding`.
+    /// Seals `payload` (as JSON) as the state of `flow`, bound to `binding`.
     ///
-    /// The token gets a fresh id and expires after the round TTL (or at the flow deadline, if
-    /// sooner).
+    /// The token expires after the round TTL (or at the flow deadline, if sooner).
     pub fn seal<P: Serialize + ?Sized>(
         &self,
         flow: &Flow,
         binding: &Binding<'_>,
         payload: &P,
     ) -> Result<String, SealError> {
+        self.seal_bytes(flow, binding, serde_json::to_vec(payload)?, 0)
+    }
+
+    /// Seals the engine's binary state.
+    pub(crate) fn seal_state(
+        &self,
+        flow: &Flow,
+        binding: &Binding<'_>,
+        state: Vec<u8>,
+    ) -> Result<String, SealError> {
+        self.seal_bytes(flow, binding, state, wire::FLAG_BINARY)
+    }
+
+    fn seal_bytes(
+        &self,
+        flow: &Flow,
+        binding: &Binding<'_>,
+        payload: Vec<u8>,
+        mut flags: u8,
+    ) -> Result<String, SealError> {
         let settings = &*self.inner;
         let (kid, keys) = settings.ring.signer().ok_or(SealError::NoSigningKey)?;
         let now = self.now();
-        let claims = Claims {
-            token_id: TokenId::random(),
-            issued_at: now,
-            expires_at: now.saturating_add(settings.round_ttl).min(flow.deadline),
-            flow: *flow,
-        };
-        let payload = serde_json::to_vec(payload)?;
         // Checked before compression: a payload over the open limit would seal and never open.
         if payload.len() > settings.max_payload_len {
             return Err(SealError::PayloadTooLarge {
@@ -174,23 +187,47 @@ impl StateCodec {
                 max: settings.max_payload_len,
             });
         }
-        let (flags, payload) = match settings.compress_above {
+        let payload = match settings.compress_above {
             Some(threshold) if settings.mode == Mode::Hmac && payload.len() > threshold => {
                 let deflated = miniz_oxide::deflate::compress_to_vec(&payload, 6);
                 if deflated.len() < payload.len() {
-                    (wire::FLAG_DEFLATED, deflated)
+                    flags |= wire::FLAG_DEFLATED;
+                    deflated
                 } else {
-                    (0, payload)
+                    payload
                 }
             }
-            _ => (0, payload),
+            _ => payload,
         };
-        let mut body = Vec::with_capacity(claims::CLAIMS_LEN + payload.len());
-        let commitments =
-            Commitments::compute(&keys, &claims.token_id, &settings.audience, binding);
-        claims::encode_claims(&claims, &commitments, &mut body);
+        let claims = Claims {
+            // The id is the nonce or the tag; it is not part of the body.
+            token_id: TokenId::from_bytes([0; 16]),
+            issued_at: now,
+            expires_at: now.saturating_add(settings.round_ttl).min(flow.deadline),
+            flow: *flow,
+        };
+        let mut body = Vec::with_capacity(40 + payload.len() + wire::TAG_LEN);
+        claims::encode_claims(&claims, &mut body);
         body.extend_from_slice(&payload);
-        let token = wire::seal(settings.mode, flags, kid.as_str(), &keys, &body);
+        let mut nonce = [0u8; wire::NONCE_LEN];
+        let salt = match settings.mode {
+            Mode::Aead => {
+                fill_random(&mut nonce);
+                nonce
+            }
+            Mode::Hmac => *flow.id.as_bytes(),
+        };
+        let hints = Hints::compute(&keys, &salt, &settings.audience, binding, flow.fingerprint);
+        let bound = binding::bound(&settings.audience, binding, flow.fingerprint);
+        let sealing = wire::Sealing {
+            mode: settings.mode,
+            flags,
+            kid: kid.as_str(),
+            hints: hints.0,
+            nonce,
+            bound: &bound,
+        };
+        let token = wire::seal(&sealing, &keys, body);
         if token.len() > settings.max_token_len {
             return Err(SealError::TooLarge {
                 len: token.len(),
@@ -200,37 +237,104 @@ impl StateCodec {
         Ok(token)
     }
 
-    /// Verifies `token` against the request it is presented with and decodes its payload.
+    /// Verifies `token` against the request it is presented with and decodes its (JSON)
+    /// payload.
     ///
     /// Checks run in this order, and the first failure ends verification: size cap, strict
-    /// decoding, key lookup and tag (constant time), timing claims, bindings (audience, method,
-    /// target, arguments, principal), fingerprint, payload decoding. Every failure is the same
-    /// opaque [`InvalidState`]; the reason is logged under the `mrtr::state` target.
+    /// decoding, key lookup, tag (constant time; it covers the bindings: audience, method,
+    /// target, arguments, principal, fingerprint), timing claims, payload decoding. Every
+    /// failure is the same opaque [`InvalidState`]; the reason is logged under the
+    /// `mrtr::state` target (for a tag that fails, the binding that most likely differs).
     pub fn open<P: DeserializeOwned>(
         &self,
         token: &str,
         binding: &Binding<'_>,
         fingerprint: Fingerprint,
     ) -> Result<Opened<P>, InvalidState> {
-        self.verify(token, binding, fingerprint)
-            .map_err(InvalidState::new)
-    }
-
-    /// Authenticates `token` and returns what it holds **without** checking time, bindings
-    /// or fingerprint: for tests and debugging (the testing harness shows kept values with it),
-    /// never for resuming a flow.
-    pub fn inspect(&self, token: &str) -> Result<Opened<serde_json::Value>, InvalidState> {
-        let unsealed = self.unseal(token).map_err(InvalidState::new)?;
-        let payload = serde_json::from_slice(&unsealed.payload)
+        let (claims, payload, flags) = self
+            .verify(token, binding, fingerprint)
+            .map_err(InvalidState::new)?;
+        if flags & wire::FLAG_BINARY != 0 {
+            return Err(InvalidState::new(Rejection::BadPayload(
+                "an engine state, not a JSON payload".into(),
+            )));
+        }
+        let payload = serde_json::from_slice(&payload)
             .map_err(|e| InvalidState::new(Rejection::bad_payload(&e)))?;
-        Ok(Opened {
-            claims: unsealed.claims,
-            payload,
-        })
+        Ok(Opened { claims, payload })
     }
 
-    /// Size cap, strict decoding, key lookup, tag; then the body split and inflated.
-    fn unseal(&self, token: &str) -> Result<Unsealed, Rejection> {
+    /// Verifies a token sealed with the engine's binary state, as [`StateCodec::open`] does.
+    pub(crate) fn open_state(
+        &self,
+        token: &str,
+        binding: &Binding<'_>,
+        fingerprint: Fingerprint,
+    ) -> Result<Opened<Vec<u8>>, InvalidState> {
+        let (claims, payload, flags) = self
+            .verify(token, binding, fingerprint)
+            .map_err(InvalidState::new)?;
+        if flags & wire::FLAG_BINARY == 0 {
+            return Err(InvalidState::new(Rejection::BadPayload(
+                "a JSON payload, not an engine state".into(),
+            )));
+        }
+        Ok(Opened { claims, payload })
+    }
+
+    /// Reads what `token` holds **without** authenticating it or checking time, bindings or
+    /// fingerprint (the tag covers the bindings, which a reader may not know): for tests and
+    /// debugging (the testing harness shows kept values with it), never for resuming a flow.
+    /// The size cap, strict decoding and the key lookup still apply. An engine state is shown
+    /// as JSON: `{"p": pc, "s": steps, "f": {slot: value}, "q": {key: {"r": request, "a":
+    /// answer, "n": re-asks}}}`. The claims' fingerprint reads as zeros.
+    pub fn inspect(&self, token: &str) -> Result<Opened<serde_json::Value>, InvalidState> {
+        let settings = &*self.inner;
+        let read = || -> Result<Opened<serde_json::Value>, Rejection> {
+            if token.len() > settings.max_token_len {
+                return Err(Rejection::Oversized {
+                    len: token.len(),
+                    max: settings.max_token_len,
+                });
+            }
+            let envelope = wire::Envelope::decode(token, settings.mode)?;
+            let keys = settings
+                .ring
+                .find(envelope.key_id())
+                .ok_or_else(|| Rejection::UnknownKeyId(envelope.key_id().to_owned()))?;
+            let flags = envelope.flags();
+            let (body, id) = envelope.read_unauthenticated(&keys);
+            let unknown = Fingerprint::from_bytes([0; 16]);
+            let (claims, payload) = claims::decode_claims(&body, id, unknown)
+                .ok_or(Rejection::Malformed("claims do not decode"))?;
+            let payload = self.inflate(flags, payload)?;
+            let payload = if flags & wire::FLAG_BINARY != 0 {
+                crate::saved::view(&payload)
+                    .ok_or_else(|| Rejection::BadPayload("the state does not decode".into()))?
+            } else {
+                serde_json::from_slice(&payload).map_err(|e| Rejection::bad_payload(&e))?
+            };
+            Ok(Opened { claims, payload })
+        };
+        read().map_err(InvalidState::new)
+    }
+
+    fn inflate(&self, flags: u8, payload: &[u8]) -> Result<Vec<u8>, Rejection> {
+        if flags & wire::FLAG_DEFLATED != 0 {
+            miniz_oxide::inflate::decompress_to_vec_with_limit(payload, self.inner.max_payload_len)
+                .map_err(|_| Rejection::BadPayload("deflate stream invalid or too large".into()))
+        } else {
+            Ok(payload.to_vec())
+        }
+    }
+
+    /// Every check of [`StateCodec::open`] but the payload's decoding.
+    fn verify(
+        &self,
+        token: &str,
+        binding: &Binding<'_>,
+        fingerprint: Fingerprint,
+    ) -> Result<(Claims, Vec<u8>, u8), Rejection> {
         let settings = &*self.inner;
         if token.len() > settings.max_token_len {
             return Err(Rejection::Oversized {
@@ -243,36 +347,19 @@ impl StateCodec {
             .ring
             .find(envelope.key_id())
             .ok_or_else(|| Rejection::UnknownKeyId(envelope.key_id().to_owned()))?;
-        let body = envelope.open(settings.mode, &keys)?;
-        let (claims, commitments, payload) =
-            claims::decode_claims(&body).ok_or(Rejection::Malformed("body shorter than claims"))?;
-        let payload = if envelope.flags() & wire::FLAG_DEFLATED != 0 {
-            miniz_oxide::inflate::decompress_to_vec_with_limit(payload, settings.max_payload_len)
-                .map_err(|_| Rejection::BadPayload("deflate stream invalid or too large".into()))?
-        } else {
-            payload.to_vec()
-        };
-        Ok(Unsealed {
-            claims,
-            commitments,
-            payload,
-            keys,
-        })
-    }
-
-    fn verify<P: DeserializeOwned>(
-        &self,
-        token: &str,
-        binding: &Binding<'_>,
-        fingerprint: Fingerprint,
-    ) -> Result<Opened<P>, Rejection> {
-        let settings = &*self.inner;
-        let Unsealed {
-            claims,
-            commitments,
-            payload,
-            keys,
-        } = self.unseal(token)?;
+        let (flags, hints, salt) = (envelope.flags(), envelope.hints(), envelope.salt());
+        let bound = binding::bound(&settings.audience, binding, fingerprint);
+        let (body, id) = envelope.open(&keys, &bound).map_err(|rejection| {
+            // Which binding differs, as far as the hints tell.
+            salt.and_then(|salt| {
+                let expected =
+                    Hints::compute(&keys, &salt, &settings.audience, binding, fingerprint);
+                Hints(hints).first_mismatch(&expected)
+            })
+            .unwrap_or(rejection)
+        })?;
+        let (claims, payload) = claims::decode_claims(&body, id, fingerprint)
+            .ok_or(Rejection::Malformed("claims do not decode"))?;
         let now = self.now();
         if claims.issued_at > now.saturating_add(settings.clock_skew) {
             return Err(Rejection::IssuedInFuture);
@@ -284,24 +371,9 @@ impl StateCodec {
         if late(claims.expires_at) {
             return Err(Rejection::Expired);
         }
-        let expected = Commitments::compute(&keys, &claims.token_id, &settings.audience, binding);
-        if let Some(mismatch) = commitments.first_mismatch(&expected) {
-            return Err(mismatch);
-        }
-        if claims.flow.fingerprint != fingerprint {
-            return Err(Rejection::WrongFingerprint);
-        }
-        let payload = serde_json::from_slice(&payload).map_err(|e| Rejection::bad_payload(&e))?;
-        Ok(Opened { claims, payload })
+        let payload = self.inflate(flags, payload)?;
+        Ok((claims, payload, flags))
     }
-}
-
-/// An authenticated token, before its claims are checked.
-struct Unsealed {
-    claims: Claims,
-    commitments: Commitments,
-    payload: Vec<u8>,
-    keys: Arc<keys::DerivedKeys>,
 }
 
 impl std::fmt::Debug for StateCodec {

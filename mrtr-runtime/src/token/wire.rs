@@ -1,88 +1,126 @@
 //! The token's byte layout and its two sealing modes.
 //!
 //! ```text
-//! token  = "m1." base64url-no-pad(header rest)
-//! header = mode:u8 flags:u8 kid_len:u8 kid
-//! rest   = AEAD: nonce[24] ciphertext(body) tag[16]      (associated data: "m1." header)
-//!          HMAC: body tag[32]                            (MAC over "m1." header body)
+//! token  = "m2." base64url-no-pad(header rest)
+//! header = mode_flags:u8 kid_len:u8 kid hints[6]     (one byte per binding, for the log)
+//! rest   = AEAD: nonce[16] ciphertext(body) tag[16]  (associated data: "m2." header bound)
+//!          HMAC: body tag[16]                        (HMAC-SHA256 over "m2." header body bound,
+//!                                                      truncated to 128 bits)
 //! body   = claims payload
+//! bound  = the bindings (audience, method, target, arguments digest, principal, fingerprint):
+//!          never stored, the request carries them again, so a token presented with other
+//!          bindings fails its tag
 //! ```
+//!
+//! `mode_flags` holds the mode in its high nibble (1 AEAD, 2 HMAC) and the flags in its low
+//! nibble. AEAD is XChaCha20-Poly1305 with a 128-bit random nonce (the last 8 bytes of its 192-bit
+//! nonce are zero): every token gets its own subkey, and the nonce doubles as the token id. An
+//! HMAC-mode token's id is its tag. Both tags are 128 bits.
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use chacha20poly1305::aead::{Aead, KeyInit, Payload};
+use chacha20::cipher::{KeyIvInit, StreamCipher, StreamCipherSeek};
+use chacha20poly1305::aead::{AeadInPlace, KeyInit};
 use chacha20poly1305::{XChaCha20Poly1305, XNonce};
-use hmac::{Hmac, Mac};
-use sha2::Sha256;
+use hmac::Mac;
 
 use super::Mode;
 use super::error::Rejection;
 use super::keys::{DerivedKeys, MAX_KEY_ID_LEN};
 
-/// Version prefix of every token this crate seals.
-pub(crate) const PREFIX: &str = "m1.";
+/// Version prefix of every token this crate seals. A token of another layout (`m1.`) is refused
+/// as malformed.
+pub(crate) const PREFIX: &str = "m2.";
 
 /// Flag bit: the payload after the claims is deflate-compressed (HMAC mode only).
-pub(crate) const FLAG_DEFLATED: u8 = 0b0000_0001;
+pub(crate) const FLAG_DEFLATED: u8 = 0b0001;
+/// Flag bit: the payload is the engine's binary state, not JSON.
+pub(crate) const FLAG_BINARY: u8 = 0b0010;
 
-const NONCE_LEN: usize = 24;
-const AEAD_TAG_LEN: usize = 16;
-const HMAC_TAG_LEN: usize = 32;
+/// Length of the binding hints in the header.
+pub(crate) const HINTS_LEN: usize = 6;
+/// Length of the AEAD nonce stored in the token (and of the token id).
+pub(crate) const NONCE_LEN: usize = 16;
+/// Length of either tag.
+pub(crate) const TAG_LEN: usize = 16;
 
-fn mode_byte(mode: Mode) -> u8 {
+fn mode_nibble(mode: Mode) -> u8 {
     match mode {
         Mode::Aead => 1,
         Mode::Hmac => 2,
     }
 }
 
-fn header(mode: Mode, flags: u8, kid: &str) -> Vec<u8> {
-    let mut header = Vec::with_capacity(3 + kid.len());
-    header.extend_from_slice(&[mode_byte(mode), flags, kid.len() as u8]);
-    header.extend_from_slice(kid.as_bytes());
-    header
+fn xnonce(nonce: &[u8]) -> XNonce {
+    let mut full = [0u8; 24];
+    full[..NONCE_LEN].copy_from_slice(nonce);
+    full.into()
 }
 
-fn hmac_tag(keys: &DerivedKeys, header: &[u8], body: &[u8]) -> Hmac<Sha256> {
+fn header(mode: Mode, flags: u8, kid: &str, hints: &[u8; HINTS_LEN], out: &mut Vec<u8>) {
+    out.push(mode_nibble(mode) << 4 | flags);
+    out.push(kid.len() as u8);
+    out.extend_from_slice(kid.as_bytes());
+    out.extend_from_slice(hints);
+}
+
+fn hmac_tag(keys: &DerivedKeys, header: &[u8], body: &[u8], bound: &[u8]) -> [u8; TAG_LEN] {
     let mut mac = keys.mac.clone();
     mac.update(PREFIX.as_bytes());
     mac.update(header);
     mac.update(body);
-    mac
+    mac.update(bound);
+    let mut tag = [0u8; TAG_LEN];
+    tag.copy_from_slice(&mac.finalize().into_bytes()[..TAG_LEN]);
+    tag
 }
 
-fn associated_data(header: &[u8]) -> Vec<u8> {
-    [PREFIX.as_bytes(), header].concat()
+fn associated_data(header: &[u8], bound: &[u8]) -> Vec<u8> {
+    [PREFIX.as_bytes(), header, bound].concat()
 }
 
-/// Seals `body` under `keys`; `kid` must already be a valid key id.
-pub(crate) fn seal(mode: Mode, flags: u8, kid: &str, keys: &DerivedKeys, body: &[u8]) -> String {
-    let header = header(mode, flags, kid);
-    let mut bytes = header.clone();
-    match mode {
+/// What [`seal`] needs besides the keys.
+pub(crate) struct Sealing<'a> {
+    pub(crate) mode: Mode,
+    pub(crate) flags: u8,
+    pub(crate) kid: &'a str,
+    pub(crate) hints: [u8; HINTS_LEN],
+    /// The AEAD nonce (unused in HMAC mode).
+    pub(crate) nonce: [u8; NONCE_LEN],
+    pub(crate) bound: &'a [u8],
+}
+
+/// Seals `body` (consumed: AEAD encrypts it in place) under `keys`; `kid` must already be a
+/// valid key id.
+pub(crate) fn seal(sealing: &Sealing<'_>, keys: &DerivedKeys, mut body: Vec<u8>) -> String {
+    let mut bytes =
+        Vec::with_capacity(2 + sealing.kid.len() + HINTS_LEN + NONCE_LEN + body.len() + TAG_LEN);
+    header(
+        sealing.mode,
+        sealing.flags,
+        sealing.kid,
+        &sealing.hints,
+        &mut bytes,
+    );
+    let header_len = bytes.len();
+    match sealing.mode {
         Mode::Aead => {
-            let mut nonce = [0u8; NONCE_LEN];
-            super::fill_random(&mut nonce);
             let cipher = XChaCha20Poly1305::new((&keys.aead).into());
-            let aad = associated_data(&header);
-            let sealed = cipher
-                .encrypt(
-                    XNonce::from_slice(&nonce),
-                    Payload {
-                        msg: body,
-                        aad: &aad,
-                    },
-                )
+            let aad = associated_data(&bytes, sealing.bound);
+            let tag = cipher
+                .encrypt_in_place_detached(&xnonce(&sealing.nonce), &aad, &mut body)
                 .expect("XChaCha20-Poly1305 encryption cannot fail for in-memory buffers");
-            bytes.extend_from_slice(&nonce);
-            bytes.extend_from_slice(&sealed);
+            bytes.extend_from_slice(&sealing.nonce);
+            bytes.extend_from_slice(&body);
+            bytes.extend_from_slice(&tag);
         }
         Mode::Hmac => {
-            bytes.extend_from_slice(body);
-            bytes.extend_from_slice(&hmac_tag(keys, &header, body).finalize().into_bytes());
+            let tag = hmac_tag(keys, &bytes[..header_len], &body, sealing.bound);
+            bytes.extend_from_slice(&body);
+            bytes.extend_from_slice(&tag);
         }
     }
-    let mut token = String::with_capacity(PREFIX.len() + bytes.len() * 4 / 3 + 4);
+    let mut token = String::with_capacity(PREFIX.len() + bytes.len().div_ceil(3) * 4);
     token.push_str(PREFIX);
     URL_SAFE_NO_PAD.encode_string(&bytes, &mut token);
     token
@@ -92,6 +130,7 @@ pub(crate) fn seal(mode: Mode, flags: u8, kid: &str, keys: &DerivedKeys, body: &
 pub(crate) struct Envelope {
     bytes: Vec<u8>,
     header_len: usize,
+    mode: Mode,
 }
 
 impl Envelope {
@@ -105,18 +144,19 @@ impl Envelope {
         let bytes = URL_SAFE_NO_PAD
             .decode(encoded)
             .map_err(|_| Rejection::Malformed("not canonical base64url without padding"))?;
-        let [mode_tag, flags, kid_len, ..] = bytes[..] else {
+        let [mode_flags, kid_len, ..] = bytes[..] else {
             return Err(Rejection::Malformed("truncated header"));
         };
-        if mode_tag != mode_byte(Mode::Aead) && mode_tag != mode_byte(Mode::Hmac) {
+        let (mode_tag, flags) = (mode_flags >> 4, mode_flags & 0x0f);
+        if mode_tag != mode_nibble(Mode::Aead) && mode_tag != mode_nibble(Mode::Hmac) {
             return Err(Rejection::Malformed("unknown mode"));
         }
-        if mode_tag != mode_byte(mode) {
+        if mode_tag != mode_nibble(mode) {
             return Err(Rejection::WrongMode);
         }
         let allowed_flags = match mode {
-            Mode::Aead => 0,
-            Mode::Hmac => FLAG_DEFLATED,
+            Mode::Aead => FLAG_BINARY,
+            Mode::Hmac => FLAG_DEFLATED | FLAG_BINARY,
         };
         if flags & !allowed_flags != 0 {
             return Err(Rejection::Malformed("unknown flags"));
@@ -125,53 +165,109 @@ impl Envelope {
         if kid_len == 0 || kid_len > MAX_KEY_ID_LEN {
             return Err(Rejection::Malformed("bad key id length"));
         }
-        let header_len = 3 + kid_len;
+        let header_len = 2 + kid_len + HINTS_LEN;
         let minimum_rest = match mode {
-            Mode::Aead => NONCE_LEN + AEAD_TAG_LEN,
-            Mode::Hmac => HMAC_TAG_LEN,
+            Mode::Aead => NONCE_LEN + TAG_LEN,
+            Mode::Hmac => TAG_LEN,
         };
         if bytes.len() < header_len + minimum_rest {
             return Err(Rejection::Malformed("truncated"));
         }
-        if std::str::from_utf8(&bytes[3..header_len]).is_err() {
+        if std::str::from_utf8(&bytes[2..2 + kid_len]).is_err() {
             return Err(Rejection::Malformed("key id is not UTF-8"));
         }
-        Ok(Self { bytes, header_len })
+        Ok(Self {
+            bytes,
+            header_len,
+            mode,
+        })
     }
 
     pub(crate) fn flags(&self) -> u8 {
-        self.bytes[1]
+        self.bytes[0] & 0x0f
     }
 
     pub(crate) fn key_id(&self) -> &str {
-        std::str::from_utf8(&self.bytes[3..self.header_len]).expect("checked in decode")
+        let kid_len = usize::from(self.bytes[1]);
+        std::str::from_utf8(&self.bytes[2..2 + kid_len]).expect("checked in decode")
     }
 
-    /// Verifies the tag (in constant time) and returns the body.
-    pub(crate) fn open(&self, mode: Mode, keys: &DerivedKeys) -> Result<Vec<u8>, Rejection> {
-        let (header, rest) = self.bytes.split_at(self.header_len);
-        match mode {
+    /// The binding hints (not authenticated until [`Envelope::open`] succeeds).
+    pub(crate) fn hints(&self) -> [u8; HINTS_LEN] {
+        let start = self.header_len - HINTS_LEN;
+        self.bytes[start..self.header_len]
+            .try_into()
+            .expect("HINTS_LEN bytes")
+    }
+
+    /// What the hints are salted with: the nonce (AEAD) or the flow id at the start of the
+    /// readable body (HMAC). `None` if the body is too short to hold a flow id.
+    pub(crate) fn salt(&self) -> Option<[u8; 16]> {
+        let rest = &self.bytes[self.header_len..];
+        rest.get(..16)
+            .map(|salt| salt.try_into().expect("16 bytes"))
+    }
+
+    /// Verifies the tag (in constant time) against the presented bindings and returns the
+    /// body and the token id.
+    pub(crate) fn open(
+        mut self,
+        keys: &DerivedKeys,
+        bound: &[u8],
+    ) -> Result<(Vec<u8>, [u8; 16]), Rejection> {
+        let header_len = self.header_len;
+        match self.mode {
             Mode::Aead => {
-                let (nonce, sealed) = rest.split_at(NONCE_LEN);
                 let cipher = XChaCha20Poly1305::new((&keys.aead).into());
-                let aad = associated_data(header);
+                let aad = associated_data(&self.bytes[..header_len], bound);
+                let nonce: [u8; NONCE_LEN] = self.bytes[header_len..header_len + NONCE_LEN]
+                    .try_into()
+                    .expect("NONCE_LEN bytes");
+                let tag_start = self.bytes.len() - TAG_LEN;
+                let tag = *chacha20poly1305::Tag::from_slice(&self.bytes[tag_start..]);
+                self.bytes.truncate(tag_start);
+                let mut body = self.bytes.split_off(header_len + NONCE_LEN);
                 cipher
-                    .decrypt(
-                        XNonce::from_slice(nonce),
-                        Payload {
-                            msg: sealed,
-                            aad: &aad,
-                        },
-                    )
-                    .map_err(|_| Rejection::BadTag)
+                    .decrypt_in_place_detached(&xnonce(&nonce), &aad, &mut body, &tag)
+                    .map_err(|_| Rejection::BadTag)?;
+                Ok((body, nonce))
             }
             Mode::Hmac => {
-                let (body, tag) = rest.split_at(rest.len() - HMAC_TAG_LEN);
-                hmac_tag(keys, header, body)
-                    .verify_slice(tag)
+                let tag_start = self.bytes.len() - TAG_LEN;
+                let mut mac = keys.mac.clone();
+                mac.update(PREFIX.as_bytes());
+                mac.update(&self.bytes[..tag_start]);
+                mac.update(bound);
+                mac.verify_truncated_left(&self.bytes[tag_start..])
                     .map_err(|_| Rejection::BadTag)?;
-                Ok(body.to_vec())
+                let id: [u8; 16] = self.bytes[tag_start..].try_into().expect("16 bytes");
+                self.bytes.truncate(tag_start);
+                Ok((self.bytes.split_off(header_len), id))
             }
+        }
+    }
+
+    /// The body and token id **without authenticating them** (the tag covers bindings the
+    /// caller may not know): for inspection only. AEAD bodies are decrypted with the bare
+    /// stream cipher.
+    pub(crate) fn read_unauthenticated(mut self, keys: &DerivedKeys) -> (Vec<u8>, [u8; 16]) {
+        let header_len = self.header_len;
+        let tag_start = self.bytes.len() - TAG_LEN;
+        let tag: [u8; 16] = self.bytes[tag_start..].try_into().expect("16 bytes");
+        self.bytes.truncate(tag_start);
+        match self.mode {
+            Mode::Aead => {
+                let nonce: [u8; NONCE_LEN] = self.bytes[header_len..header_len + NONCE_LEN]
+                    .try_into()
+                    .expect("NONCE_LEN bytes");
+                let mut body = self.bytes.split_off(header_len + NONCE_LEN);
+                let mut cipher = chacha20::XChaCha20::new((&keys.aead).into(), &xnonce(&nonce));
+                // Block 0 keys Poly1305; the message starts at block 1.
+                cipher.seek(64u64);
+                cipher.apply_keystream(&mut body);
+                (body, nonce)
+            }
+            Mode::Hmac => (self.bytes.split_off(header_len), tag),
         }
     }
 }

@@ -1,0 +1,81 @@
+//! The `book` flow written with mrtr: one sequential async fn with two `ask!`s, served by
+//! `McpServer::streamable_http` (stateless streamable HTTP, JSON responses), as the README
+//! shows. AEAD sealing (the default) unless `--hmac`.
+//!
+//! Usage: `e2e-mrtr PORT [--hmac]`
+
+use mrtr::rmcp::McpServer;
+use mrtr::token::{KeyId, KeyRing, Mode, SecretKey};
+use mrtr::{Form, Server, ToolError, elicit};
+use mrtr_bench_e2e::{KEY, alloc::Counting, offers};
+use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Trip {
+    /// Destination city
+    to: String,
+}
+
+#[derive(Form)]
+struct Confirm {
+    /// Book it?
+    ok: bool,
+}
+
+/// Book a trip: pick one of five offers, then confirm.
+#[mrtr::tool]
+async fn book(trip: Trip) -> Result<String, ToolError> {
+    let offers = offers(&trip.to);
+    let listing: Vec<String> = offers
+        .iter()
+        .map(|offer| format!("{} ({})", offer.id, offer.price))
+        .collect();
+    let pick = ask!(elicit::choice(
+        format!("Pick an offer to {}: {}", trip.to, listing.join(", ")),
+        offers.iter().map(|offer| offer.id.as_str())
+    ));
+    let id = pick.accepted()?;
+    let offer = offers
+        .into_iter()
+        .find(|offer| offer.id == id)
+        .ok_or_else(|| ToolError::new("not one of the offers"))?;
+    let confirm = ask!(elicit::form::<Confirm>(format!(
+        "Book {} to {} for {}?",
+        offer.id, trip.to, offer.price
+    )));
+    if !confirm.accepted()?.ok {
+        return Err(ToolError::new("not booked: not confirmed"));
+    }
+    Ok(format!(
+        "booked {} to {} for {}",
+        offer.id, trip.to, offer.price
+    ))
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1);
+    let port = args
+        .next()
+        .and_then(|port| port.parse().ok())
+        .unwrap_or(8132);
+    let mode = if args.any(|arg| arg == "--hmac") {
+        Mode::Hmac
+    } else {
+        Mode::Aead
+    };
+    let ring = KeyRing::with_signing_key(KeyId::new("k1")?, SecretKey::from_bytes(KEY.to_vec())?);
+    let server = Server::builder("e2e-mrtr", "0.1.0")
+        .key_ring(ring)
+        .mode(mode)
+        .tool(book)
+        .build()?;
+    let service = McpServer::new(server)
+        .streamable_http(StreamableHttpServerConfig::default().with_json_response(true));
+    let router = axum::Router::new().nest_service("/mcp", service);
+    mrtr_bench_e2e::serve(router, port).await?;
+    Ok(())
+}

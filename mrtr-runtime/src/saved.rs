@@ -1,0 +1,429 @@
+//! What travels in `requestState` between rounds, in its binary layout: where the machine
+//! stands, what it keeps, and the questions pending there.
+//!
+//! ```text
+//! state    = pc:varint steps:varint frame count:varint question*        (frame: see frame.rs)
+//! question = key:str reasks:u8 answer request
+//! answer   = 0 | 1 json:bytes                        a valid answer kept from a partial batch
+//! request  = 0 method:str params:bytes               any request, params as JSON
+//!          | 1 message:str count:varint value:str*   an `elicit::choice` without titles
+//!          | 2 message:str count:varint (value:str title:str)*   one with titles
+//!          | 3 message:str schema:bytes              a form elicitation, its schema in CBOR
+//!          | 4 message:str url:str                   a URL elicitation
+//! str, bytes = length:varint content
+//! ```
+//!
+//! A question is stored so that it rebuilds exactly as it was sent: a re-ask shows what the
+//! user saw, and an answer is validated against what was asked. A choice keeps only its
+//! message and options (its schema follows from them); anything of another shape is kept as
+//! JSON.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+use crate::frame::Frame;
+use crate::input::{ELICITATION_CREATE, InputRequest};
+use crate::token::{put_varint, take_varint};
+
+/// The state of a flow between two rounds.
+#[derive(Debug)]
+pub(crate) struct SavedState {
+    pub(crate) pc: u32,
+    pub(crate) steps: u32,
+    pub(crate) frame: Frame,
+    pub(crate) pending: BTreeMap<String, PendingQuestion>,
+}
+
+/// A question as it was sent, and its answer once a valid one arrived (a partly answered batch
+/// keeps its valid answers while the rest are asked again).
+#[derive(Debug)]
+pub(crate) struct PendingQuestion {
+    pub(crate) request: InputRequest,
+    pub(crate) answer: Option<Value>,
+    pub(crate) reasks: u8,
+}
+
+impl SavedState {
+    pub(crate) fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(256);
+        put_varint(&mut out, u64::from(self.pc));
+        put_varint(&mut out, u64::from(self.steps));
+        self.frame.encode(&mut out);
+        put_varint(&mut out, self.pending.len() as u64);
+        for (key, question) in &self.pending {
+            put_bytes(&mut out, key.as_bytes());
+            out.push(question.reasks);
+            match &question.answer {
+                None => out.push(0),
+                Some(answer) => {
+                    out.push(1);
+                    put_bytes(&mut out, &serde_json::to_vec(answer).unwrap_or_default());
+                }
+            }
+            encode_request(&question.request, &mut out);
+        }
+        out
+    }
+
+    /// Decodes a verified state; `None` if it does not decode exactly, with nothing left.
+    pub(crate) fn decode(bytes: &[u8]) -> Option<Self> {
+        let mut input = Reader(bytes);
+        let pc = u32::try_from(input.varint()?).ok()?;
+        let steps = u32::try_from(input.varint()?).ok()?;
+        let frame = Frame::decode(&mut input)?;
+        let mut pending = BTreeMap::new();
+        for _ in 0..input.varint()? {
+            let key = input.str()?.to_owned();
+            let reasks = input.byte()?;
+            let answer = match input.byte()? {
+                0 => None,
+                1 => Some(serde_json::from_slice(input.bytes()?).ok()?),
+                _ => return None,
+            };
+            let request = decode_request(&mut input)?;
+            let question = PendingQuestion {
+                request,
+                answer,
+                reasks,
+            };
+            if pending.insert(key, question).is_some() {
+                return None;
+            }
+        }
+        input.0.is_empty().then_some(Self {
+            pc,
+            steps,
+            frame,
+            pending,
+        })
+    }
+}
+
+/// A state as JSON, for inspection: `{"p", "s", "f": {slot: value}, "q": {key: {"r", "a"?,
+/// "n"?}}}`.
+pub(crate) fn view(bytes: &[u8]) -> Option<Value> {
+    let state = SavedState::decode(bytes)?;
+    let mut questions = Map::new();
+    for (key, question) in state.pending {
+        let mut entry = Map::new();
+        entry.insert("r".into(), question.request.into_value());
+        if let Some(answer) = question.answer {
+            entry.insert("a".into(), answer);
+        }
+        if question.reasks > 0 {
+            entry.insert("n".into(), question.reasks.into());
+        }
+        questions.insert(key, Value::Object(entry));
+    }
+    let mut view = Map::new();
+    view.insert("p".into(), state.pc.into());
+    view.insert("s".into(), state.steps.into());
+    view.insert("f".into(), state.frame.view());
+    if !questions.is_empty() {
+        view.insert("q".into(), Value::Object(questions));
+    }
+    Some(Value::Object(view))
+}
+
+const GENERIC: u8 = 0;
+const CHOICE: u8 = 1;
+const TITLED_CHOICE: u8 = 2;
+const FORM: u8 = 3;
+const URL: u8 = 4;
+
+/// The property of an `elicit::choice` form.
+const CHOICE_FIELD: &str = crate::ask::CHOICE_FIELD;
+
+fn encode_request(request: &InputRequest, out: &mut Vec<u8>) {
+    if request.method == ELICITATION_CREATE
+        && let Value::Object(params) = &request.params
+        && params.len() == 3
+        && let Some(Value::String(message)) = params.get("message")
+    {
+        match (
+            params.get("mode").and_then(Value::as_str),
+            params.get("url"),
+        ) {
+            (Some("url"), Some(Value::String(url))) => {
+                out.push(URL);
+                put_bytes(out, message.as_bytes());
+                put_bytes(out, url.as_bytes());
+                return;
+            }
+            (Some("form"), None) => {
+                let Some(schema) = params.get("requestedSchema") else {
+                    return encode_generic(request, out);
+                };
+                if encode_choice(message, schema, out) {
+                    return;
+                }
+                let mut cbor = Vec::new();
+                if ciborium::into_writer(schema, &mut cbor).is_ok() {
+                    out.push(FORM);
+                    put_bytes(out, message.as_bytes());
+                    put_bytes(out, &cbor);
+                    return;
+                }
+            }
+            _ => {}
+        }
+    }
+    encode_generic(request, out);
+}
+
+fn encode_generic(request: &InputRequest, out: &mut Vec<u8>) {
+    out.push(GENERIC);
+    put_bytes(out, request.method.as_bytes());
+    put_bytes(
+        out,
+        &serde_json::to_vec(&request.params).unwrap_or_default(),
+    );
+}
+
+/// Writes `schema` as a choice if it is exactly the shape [`choice_schema`] rebuilds.
+fn encode_choice(message: &str, schema: &Value, out: &mut Vec<u8>) -> bool {
+    let Some(schema) = schema.as_object() else {
+        return false;
+    };
+    let exact = schema.len() == 3
+        && schema.get("type").and_then(Value::as_str) == Some("object")
+        && schema.get("required") == Some(&Value::Array(vec![CHOICE_FIELD.into()]));
+    let Some(property) = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .filter(|properties| exact && properties.len() == 1)
+        .and_then(|properties| properties.get(CHOICE_FIELD))
+        .and_then(Value::as_object)
+        .filter(|property| {
+            property.len() == 2 && property.get("type").and_then(Value::as_str) == Some("string")
+        })
+    else {
+        return false;
+    };
+    if let Some(Value::Array(values)) = property.get("enum") {
+        let Some(values) = values.iter().map(Value::as_str).collect::<Option<Vec<_>>>() else {
+            return false;
+        };
+        out.push(CHOICE);
+        put_bytes(out, message.as_bytes());
+        put_varint(out, values.len() as u64);
+        for value in values {
+            put_bytes(out, value.as_bytes());
+        }
+        return true;
+    }
+    let Some(Value::Array(options)) = property.get("oneOf") else {
+        return false;
+    };
+    let options: Option<Vec<(&str, &str)>> = options
+        .iter()
+        .map(|option| {
+            let option = option.as_object().filter(|option| option.len() == 2)?;
+            Some((
+                option.get("const")?.as_str()?,
+                option.get("title")?.as_str()?,
+            ))
+        })
+        .collect();
+    let Some(options) = options else {
+        return false;
+    };
+    out.push(TITLED_CHOICE);
+    put_bytes(out, message.as_bytes());
+    put_varint(out, options.len() as u64);
+    for (value, title) in options {
+        put_bytes(out, value.as_bytes());
+        put_bytes(out, title.as_bytes());
+    }
+    true
+}
+
+/// The schema of a choice, exactly as `elicit::choice` builds it.
+fn choice_schema(property: Value) -> Value {
+    let mut properties = Map::new();
+    properties.insert(CHOICE_FIELD.to_owned(), property);
+    let mut schema = Map::new();
+    schema.insert("type".into(), "object".into());
+    schema.insert("properties".into(), Value::Object(properties));
+    schema.insert("required".into(), Value::Array(vec![CHOICE_FIELD.into()]));
+    Value::Object(schema)
+}
+
+fn form(message: String, schema: Value) -> InputRequest {
+    let mut params = Map::new();
+    params.insert("mode".into(), "form".into());
+    params.insert("message".into(), Value::String(message));
+    params.insert("requestedSchema".into(), schema);
+    InputRequest {
+        method: ELICITATION_CREATE.to_owned(),
+        params: Value::Object(params),
+    }
+}
+
+fn decode_request(input: &mut Reader<'_>) -> Option<InputRequest> {
+    Some(match input.byte()? {
+        GENERIC => InputRequest {
+            method: input.str()?.to_owned(),
+            params: serde_json::from_slice(input.bytes()?).ok()?,
+        },
+        CHOICE => {
+            let message = input.str()?.to_owned();
+            let count = input.varint()?;
+            let values = (0..count)
+                .map(|_| input.str().map(|value| Value::String(value.to_owned())))
+                .collect::<Option<Vec<_>>>()?;
+            let mut property = Map::new();
+            property.insert("type".into(), "string".into());
+            property.insert("enum".into(), Value::Array(values));
+            form(message, choice_schema(Value::Object(property)))
+        }
+        TITLED_CHOICE => {
+            let message = input.str()?.to_owned();
+            let count = input.varint()?;
+            let options = (0..count)
+                .map(|_| {
+                    let mut option = Map::new();
+                    option.insert("const".into(), input.str()?.into());
+                    option.insert("title".into(), input.str()?.into());
+                    Some(Value::Object(option))
+                })
+                .collect::<Option<Vec<_>>>()?;
+            let mut property = Map::new();
+            property.insert("type".into(), "string".into());
+            property.insert("oneOf".into(), Value::Array(options));
+            form(message, choice_schema(Value::Object(property)))
+        }
+        FORM => {
+            let message = input.str()?.to_owned();
+            let schema = ciborium::from_reader(input.bytes()?).ok()?;
+            form(message, schema)
+        }
+        URL => {
+            let message = input.str()?.to_owned();
+            let url = input.str()?.to_owned();
+            let mut params = Map::new();
+            params.insert("mode".into(), "url".into());
+            params.insert("message".into(), Value::String(message));
+            params.insert("url".into(), Value::String(url));
+            InputRequest {
+                method: ELICITATION_CREATE.to_owned(),
+                params: Value::Object(params),
+            }
+        }
+        _ => return None,
+    })
+}
+
+/// Appends `bytes` with its length.
+pub(crate) fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
+    put_varint(out, bytes.len() as u64);
+    out.extend_from_slice(bytes);
+}
+
+/// Reads the pieces of the layout off a verified state.
+pub(crate) struct Reader<'a>(pub(crate) &'a [u8]);
+
+impl<'a> Reader<'a> {
+    pub(crate) fn byte(&mut self) -> Option<u8> {
+        let (&byte, rest) = self.0.split_first()?;
+        self.0 = rest;
+        Some(byte)
+    }
+
+    pub(crate) fn varint(&mut self) -> Option<u64> {
+        take_varint(&mut self.0)
+    }
+
+    pub(crate) fn bytes(&mut self) -> Option<&'a [u8]> {
+        let len = usize::try_from(self.varint()?).ok()?;
+        if len > self.0.len() {
+            return None;
+        }
+        let (bytes, rest) = self.0.split_at(len);
+        self.0 = rest;
+        Some(bytes)
+    }
+
+    pub(crate) fn str(&mut self) -> Option<&'a str> {
+        std::str::from_utf8(self.bytes()?).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ask::elicit::{self, Pick};
+    use serde_json::json;
+
+    fn round_trip(request: InputRequest) {
+        let mut pending = BTreeMap::new();
+        pending.insert(
+            "k".to_owned(),
+            PendingQuestion {
+                request: request.clone(),
+                answer: Some(json!({"action": "accept"})),
+                reasks: 2,
+            },
+        );
+        let state = SavedState {
+            pc: 3,
+            steps: 7,
+            frame: Frame::json(json!({"a": 1})),
+            pending,
+        };
+        let decoded = SavedState::decode(&state.encode()).expect("decodes");
+        assert_eq!((decoded.pc, decoded.steps), (3, 7));
+        assert_eq!(decoded.frame, state.frame);
+        let question = &decoded.pending["k"];
+        assert_eq!(question.request, request);
+        assert_eq!(question.answer, Some(json!({"action": "accept"})));
+        assert_eq!(question.reasks, 2);
+    }
+
+    #[test]
+    fn every_kind_of_question_rebuilds_exactly() {
+        let choice = |options: Vec<Pick>| elicit::choice("Which?", options).into_request();
+        round_trip(choice(vec![Pick::new("a"), Pick::new("b")]).unwrap());
+        round_trip(choice(vec![Pick::new("a").title("A"), Pick::new("b")]).unwrap());
+        round_trip(choice(Vec::new()).unwrap());
+        round_trip(
+            elicit::url("Sign in", "https://example.com/x")
+                .into_request()
+                .unwrap(),
+        );
+        round_trip(InputRequest {
+            method: ELICITATION_CREATE.into(),
+            params: json!({"mode": "form", "message": "m", "requestedSchema": {
+                "type": "object", "properties": {"n": {"type": "integer", "minimum": -3,
+                "maximum": 1.5, "default": 1}}, "required": ["n"]}}),
+        });
+        // Almost a choice: kept as a form, still exact.
+        round_trip(InputRequest {
+            method: ELICITATION_CREATE.into(),
+            params: json!({"mode": "form", "message": "m", "requestedSchema": {
+                "type": "object", "properties": {"choice": {"type": "string",
+                "enum": ["a", 1]}}, "required": ["choice"]}}),
+        });
+        round_trip(InputRequest {
+            method: "sampling/createMessage".into(),
+            params: json!({"messages": [], "maxTokens": 5}),
+        });
+    }
+
+    #[test]
+    fn trailing_or_missing_bytes_do_not_decode() {
+        let state = SavedState {
+            pc: 1,
+            steps: 1,
+            frame: Frame::new(),
+            pending: BTreeMap::new(),
+        };
+        let mut bytes = state.encode();
+        assert!(SavedState::decode(&bytes).is_some());
+        bytes.push(0);
+        assert!(SavedState::decode(&bytes).is_none());
+        bytes.truncate(bytes.len() - 2);
+        assert!(SavedState::decode(&bytes).is_none());
+    }
+}
