@@ -223,6 +223,9 @@ struct Flow<'a> {
     open_urls: Vec<String>,
 }
 
+/// One question on its way to the client.
+type Asking<'a> = Pin<Box<dyn Future<Output = Outcome> + Send + 'a>>;
+
 /// What became of one question of a round.
 enum Outcome {
     Answered(Value),
@@ -304,8 +307,7 @@ impl Flow<'_> {
     /// Sends a round's questions to the client at once and collects what became of each; the
     /// first one that ends the call stops the others.
     async fn ask(&mut self, questions: Map<String, Value>) -> Vec<(String, Outcome)> {
-        let mut pending: Vec<(String, Pin<Box<dyn Future<Output = Outcome> + Send + '_>>)> =
-            Vec::new();
+        let mut pending: Vec<(String, Asking<'_>)> = Vec::new();
         let mut url_ids = Vec::new();
         for (key, question) in questions {
             let request: InputRequest = match serde_json::from_value(question) {
@@ -392,7 +394,7 @@ fn is_elicitation(kind: InputKind) -> bool {
 /// Polls every future until all are done, or one ends the call (the rest are dropped, which
 /// cancels them).
 async fn join_until_fatal<'f>(
-    mut pending: Vec<(String, Pin<Box<dyn Future<Output = Outcome> + Send + 'f>>)>,
+    mut pending: Vec<(String, Asking<'f>)>,
 ) -> Vec<(String, Outcome)> {
     let mut done: Vec<(String, Outcome)> = Vec::new();
     poll_fn(|context| {
