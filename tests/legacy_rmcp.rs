@@ -257,6 +257,49 @@ async fn rmcps_client_gets_the_same_answers_in_both_generations() {
 }
 
 #[tokio::test]
+async fn a_2025_06_18_client_is_served_on_its_own_version() {
+    within(async {
+        struct Older(Person);
+        impl rmcp::ClientHandler for Older {
+            async fn create_elicitation(
+                &self,
+                request: ElicitRequestParams,
+                context: RequestContext<RoleClient>,
+            ) -> Result<ElicitResult, ErrorData> {
+                self.0.create_elicitation(request, context).await
+            }
+
+            fn get_info(&self) -> ClientConfig {
+                serde_json::from_value(json!({
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {"elicitation": {}},
+                    "clientInfo": {"name": "older", "version": "1.0.0"}
+                }))
+                .unwrap()
+            }
+        }
+        let (client_io, server_io) = tokio::io::duplex(64 * 1024);
+        let mcp = mcp();
+        tokio::spawn(async move {
+            if let Ok(running) = mcp.serve(server_io).await {
+                let _ = running.waiting().await;
+            }
+        });
+        let client = Older(Person::new()).serve(client_io).await.unwrap();
+        let negotiated = client.peer().peer_info().unwrap().protocol_version.clone();
+        assert_eq!(negotiated.as_str(), "2025-06-18");
+        let arguments = json!({"to": "Rome"}).as_object().cloned().unwrap();
+        let result = client
+            .call_tool(CallToolRequestParams::new("choose_flight").with_arguments(arguments))
+            .await
+            .unwrap();
+        assert_eq!(text(&result), "Booked AF12: Rome at 09:10, 120 EUR.");
+        client.cancel().await.unwrap();
+    })
+    .await;
+}
+
+#[tokio::test]
 async fn a_batch_is_sent_to_the_client_at_once() {
     within(async {
         let person = Person {

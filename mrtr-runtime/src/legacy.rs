@@ -393,9 +393,7 @@ fn is_elicitation(kind: InputKind) -> bool {
 
 /// Polls every future until all are done, or one ends the call (the rest are dropped, which
 /// cancels them).
-async fn join_until_fatal<'f>(
-    mut pending: Vec<(String, Asking<'f>)>,
-) -> Vec<(String, Outcome)> {
+async fn join_until_fatal<'f>(mut pending: Vec<(String, Asking<'f>)>) -> Vec<(String, Outcome)> {
     let mut done: Vec<(String, Outcome)> = Vec::new();
     poll_fn(|context| {
         let mut index = 0;
