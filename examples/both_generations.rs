@@ -187,6 +187,19 @@ pub async fn plan_trip() -> Result<Vec<PromptMessage>, ToolError> {
     ))])
 }
 
+#[derive(Deserialize, schemars::JsonSchema)]
+pub struct NoteArgs {
+    /// Whose notes
+    pub owner: String,
+}
+
+/// Someone's notes: which list is asked first.
+#[mrtr::resource(uri = "notes://{owner}", mime_type = "text/plain")]
+pub async fn notes(args: NoteArgs) -> Result<String, ToolError> {
+    let list = ask!(elicit::choice("Which list?", ["todo", "ideas"]).field("list")).accepted()?;
+    Ok(format!("{}'s {list} list is empty.", args.owner))
+}
+
 /// Every tool, prompt and resource above on one server.
 pub fn server() -> Result<Server, mrtr::BuildError> {
     Server::builder("both-generations", "1.0.0")
@@ -198,6 +211,7 @@ pub fn server() -> Result<Server, mrtr::BuildError> {
         .tool(haiku_and_roots)
         .tool(sign_in)
         .prompt(plan_trip)
+        .resource(notes)
         .build()
 }
 

@@ -89,6 +89,8 @@ impl rmcp::ClientHandler for Person {
             json!({"flight": "AF12"})
         } else if message.starts_with("Delete") {
             return Ok(ElicitResult::new(ElicitationAction::Decline));
+        } else if message.starts_with("Which list") {
+            json!({"list": "todo"})
         } else if message.starts_with("Where to") {
             json!({"city": "Kyoto"})
         } else {
@@ -231,7 +233,12 @@ async fn rmcps_client_gets_the_same_answers_in_both_generations() {
                 .unwrap();
             let prompt =
                 serde_json::to_value(prompt).unwrap()["messages"][0]["content"]["text"].clone();
-            seen.push((generation, negotiated, texts, prompt));
+            let note = client
+                .read_resource(rmcp::model::ReadResourceRequestParams::new("notes://bo"))
+                .await
+                .unwrap();
+            let note = serde_json::to_value(note).unwrap()["contents"][0]["text"].clone();
+            seen.push((generation, negotiated, texts, (prompt, note)));
             client.cancel().await.unwrap();
         }
         assert_eq!(
@@ -251,7 +258,8 @@ async fn rmcps_client_gets_the_same_answers_in_both_generations() {
                 "quiet disk / 1 root(s)",
             ]
         );
-        assert_eq!(seen[0].3, "Plan three days in Kyoto.");
+        assert_eq!(seen[0].3.0, "Plan three days in Kyoto.");
+        assert_eq!(seen[0].3.1, "bo's todo list is empty.");
     })
     .await;
 }

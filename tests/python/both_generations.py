@@ -51,6 +51,8 @@ class Person:
             return types.ElicitResult(action="accept", content={"flight": flight})
         if message.startswith("Delete"):
             return types.ElicitResult(action="decline")
+        if message.startswith("Which list?"):
+            return types.ElicitResult(action="accept", content={"list": "ideas"})
         if message.startswith("Where to?"):
             return types.ElicitResult(action="accept", content={"city": "Kyoto"})
         return types.ElicitResult(action="cancel")
@@ -120,6 +122,10 @@ async def cases(client, person, mode):
         result = await client.get_prompt("plan_trip", {})
         assert result.messages[0].content.text == "Plan three days in Kyoto.", result
 
+    async def resource():
+        result = await client.read_resource("notes://ada")
+        assert result.contents[0].text == "ada's ideas list is empty.", result
+
     return [
         ("negotiated version", version),
         ("batch form with a Choice and an integer range, one answer out of range", batch_with_a_choice_and_a_range),
@@ -129,6 +135,7 @@ async def cases(client, person, mode):
         ("sampling and roots", sampling_and_roots),
         ("URL elicitation", url_elicitation),
         ("prompt that asks", prompt),
+        ("resource read that asks", resource),
     ]
 
 
