@@ -384,3 +384,15 @@ fn the_examples_flows_are_pinned() {
         );
     }
 }
+
+/// The README's quick start is `examples/quick_start.rs`, whole.
+#[test]
+fn the_readme_quick_start_is_the_example() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let example = std::fs::read_to_string(root.join("examples/quick_start.rs")).unwrap();
+    assert!(
+        readme.contains(&format!("```rust\n{example}```")),
+        "README's quick start and examples/quick_start.rs differ"
+    );
+}

@@ -31,8 +31,8 @@ fn order() -> __mrtr_machine_order {
 impl ::mrtr::__private::Machine for __mrtr_machine_order {
     fn fingerprint(&self) -> ::mrtr::__private::Fingerprint {
         ::mrtr::__private::Fingerprint::from_bytes([
-            110u8, 223u8, 28u8, 180u8, 53u8, 164u8, 121u8, 57u8, 127u8, 134u8, 73u8,
-            74u8, 47u8, 60u8, 136u8, 56u8,
+            241u8, 91u8, 68u8, 224u8, 211u8, 54u8, 18u8, 177u8, 46u8, 149u8, 250u8,
+            184u8, 72u8, 175u8, 44u8, 0u8,
         ])
     }
     fn flow(&self) -> ::core::option::Option<&'static str> {

@@ -30,8 +30,8 @@ fn get_weather() -> __mrtr_machine_get_weather {
 impl ::mrtr::__private::Machine for __mrtr_machine_get_weather {
     fn fingerprint(&self) -> ::mrtr::__private::Fingerprint {
         ::mrtr::__private::Fingerprint::from_bytes([
-            232u8, 245u8, 248u8, 212u8, 93u8, 100u8, 187u8, 168u8, 3u8, 15u8, 36u8, 65u8,
-            126u8, 196u8, 71u8, 9u8,
+            229u8, 96u8, 201u8, 143u8, 18u8, 160u8, 197u8, 214u8, 43u8, 104u8, 191u8,
+            28u8, 179u8, 212u8, 245u8, 149u8,
         ])
     }
     fn flow(&self) -> ::core::option::Option<&'static str> {

@@ -43,6 +43,12 @@ use serde_json::{Map, Value};
 mod http_layer;
 mod legacy;
 mod retired;
+mod serve;
+
+/// The `rmcp` crate mrtr is built on, re-exported: its transports, models and handler traits
+/// at exactly the version mrtr uses, without pinning it yourself.
+pub use rmcp as sdk;
+pub use serve::ServeError;
 
 pub use http_layer::{RetiredFieldsBody, RetiredFieldsLayer, RetiredFieldsService, StreamableHttp};
 pub use retired::{
