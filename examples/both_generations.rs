@@ -220,19 +220,14 @@ pub fn server() -> Result<Server, mrtr::BuildError> {
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mcp = McpServer::new(server()?);
     if std::env::args().nth(1).as_deref() == Some("stdio") {
-        use rmcp::ServiceExt;
-        let running = mcp.serve(mrtr::rmcp::stdio()).await?;
-        running.waiting().await?;
+        mcp.serve_stdio().await?;
         return Ok(());
     }
     let port: u16 = std::env::var("PORT")
         .ok()
         .and_then(|port| port.parse().ok())
         .unwrap_or(3000);
-    let config = rmcp::transport::streamable_http_server::StreamableHttpServerConfig::default();
-    let router = axum::Router::new().nest_service("/mcp", mcp.streamable_http(config));
-    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     eprintln!("both generations on http://127.0.0.1:{port}/mcp");
-    axum::serve(listener, router).await?;
+    mcp.serve_http(("127.0.0.1", port)).await?;
     Ok(())
 }

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use both_generations as tools;
-use mrtr::legacy::{ClientFailure, ClientRequest, LegacyOptions, LegacySession};
+use mrtr::legacy::{ClientFailure, LegacyOptions, LegacySession, RequestToClient};
 use mrtr::testing::{Harness, Run, Script, answer};
 use mrtr::{
     Access, BoxFuture, ClientCapabilities, Context, Denied, Form, Server, ToolError, elicit,
@@ -282,7 +282,7 @@ async fn endless() -> Result<String, ToolError> {
 #[derive(Default)]
 struct Client {
     capabilities: ClientCapabilities,
-    sent: std::sync::Mutex<Vec<ClientRequest>>,
+    sent: std::sync::Mutex<Vec<RequestToClient>>,
 }
 
 impl Client {
@@ -303,7 +303,7 @@ impl LegacySession for Client {
 
     fn request(
         &self,
-        request: ClientRequest,
+        request: RequestToClient,
         _: std::time::Duration,
     ) -> BoxFuture<'_, Result<Value, ClientFailure>> {
         let mut sent = self.sent.lock().unwrap();

@@ -87,7 +87,7 @@ impl LegacyOptions {
 
 /// One server-to-client request of a suspension.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ClientRequest {
+pub struct RequestToClient {
     /// The key of the `ask!` it comes from (never on the wire; for hosts' logs and simulated
     /// clients).
     pub key: String,
@@ -125,7 +125,7 @@ pub trait LegacySession: Send + Sync {
     /// Sends `request` to the client and waits at most `timeout` for its result.
     fn request(
         &self,
-        request: ClientRequest,
+        request: RequestToClient,
         timeout: Duration,
     ) -> BoxFuture<'_, Result<Value, ClientFailure>>;
 
@@ -330,7 +330,7 @@ impl Flow<'_> {
                 params.insert("elicitationId".into(), id.clone().into());
                 url_ids.push((key.clone(), id));
             }
-            let outgoing = ClientRequest {
+            let outgoing = RequestToClient {
                 key: key.clone(),
                 method: request.method,
                 params,
