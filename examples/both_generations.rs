@@ -187,6 +187,19 @@ pub async fn plan_trip() -> Result<Vec<PromptMessage>, ToolError> {
     ))])
 }
 
+#[derive(Deserialize, schemars::JsonSchema)]
+pub struct NoteArgs {
+    /// Whose notes
+    pub owner: String,
+}
+
+/// Someone's notes: which list is asked first.
+#[mrtr::resource(uri = "notes://{owner}", mime_type = "text/plain")]
+pub async fn notes(args: NoteArgs) -> Result<String, ToolError> {
+    let list = ask!(elicit::choice("Which list?", ["todo", "ideas"]).field("list")).accepted()?;
+    Ok(format!("{}'s {list} list is empty.", args.owner))
+}
+
 /// Every tool, prompt and resource above on one server.
 pub fn server() -> Result<Server, mrtr::BuildError> {
     Server::builder("both-generations", "1.0.0")
@@ -198,6 +211,7 @@ pub fn server() -> Result<Server, mrtr::BuildError> {
         .tool(haiku_and_roots)
         .tool(sign_in)
         .prompt(plan_trip)
+        .resource(notes)
         .build()
 }
 
@@ -206,19 +220,14 @@ pub fn server() -> Result<Server, mrtr::BuildError> {
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mcp = McpServer::new(server()?);
     if std::env::args().nth(1).as_deref() == Some("stdio") {
-        use rmcp::ServiceExt;
-        let running = mcp.serve(mrtr::rmcp::stdio()).await?;
-        running.waiting().await?;
+        mcp.serve_stdio().await?;
         return Ok(());
     }
     let port: u16 = std::env::var("PORT")
         .ok()
         .and_then(|port| port.parse().ok())
         .unwrap_or(3000);
-    let config = rmcp::transport::streamable_http_server::StreamableHttpServerConfig::default();
-    let router = axum::Router::new().nest_service("/mcp", mcp.streamable_http(config));
-    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     eprintln!("both generations on http://127.0.0.1:{port}/mcp");
-    axum::serve(listener, router).await?;
+    mcp.serve_http(("127.0.0.1", port)).await?;
     Ok(())
 }

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use both_generations as tools;
-use mrtr::legacy::{ClientFailure, ClientRequest, LegacyOptions, LegacySession};
+use mrtr::legacy::{ClientFailure, LegacyOptions, LegacySession, RequestToClient};
 use mrtr::testing::{Harness, Run, Script, answer};
 use mrtr::{
     Access, BoxFuture, ClientCapabilities, Context, Denied, Form, Server, ToolError, elicit,
@@ -196,6 +196,27 @@ async fn a_prompt_runs_both_ways() {
 }
 
 #[tokio::test]
+async fn a_resource_read_runs_both_ways_and_loses_its_cache_hints_on_a_session() {
+    let harness = Harness::resource(tools::notes, "notes://ada");
+    let script = Script::new().answer("list", answer::accept(json!({"list": "ideas"})));
+    let (mrtr, legacy) = both(&harness, json!({}), &script).await;
+    assert_eq!(legacy.text(), "ada's ideas list is empty.");
+    assert_eq!(mrtr.rounds(), 2);
+    let last = harness
+        .call_with_answers(
+            json!({}),
+            [("list", answer::accept(json!({"list": "todo"})))],
+        )
+        .await;
+    assert_eq!(
+        last.response()["result"]["ttlMs"],
+        0,
+        "MRTR marks a retried read"
+    );
+    assert!(legacy.result().get("ttlMs").is_none());
+}
+
+#[tokio::test]
 async fn a_prompt_the_user_declines_ends_with_the_same_error() {
     let harness = Harness::prompt(tools::plan_trip);
     let script = Script::new().answer("destination", answer::decline());
@@ -261,7 +282,7 @@ async fn endless() -> Result<String, ToolError> {
 #[derive(Default)]
 struct Client {
     capabilities: ClientCapabilities,
-    sent: std::sync::Mutex<Vec<ClientRequest>>,
+    sent: std::sync::Mutex<Vec<RequestToClient>>,
 }
 
 impl Client {
@@ -282,7 +303,7 @@ impl LegacySession for Client {
 
     fn request(
         &self,
-        request: ClientRequest,
+        request: RequestToClient,
         _: std::time::Duration,
     ) -> BoxFuture<'_, Result<Value, ClientFailure>> {
         let mut sent = self.sent.lock().unwrap();

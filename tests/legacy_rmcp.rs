@@ -89,6 +89,8 @@ impl rmcp::ClientHandler for Person {
             json!({"flight": "AF12"})
         } else if message.starts_with("Delete") {
             return Ok(ElicitResult::new(ElicitationAction::Decline));
+        } else if message.starts_with("Which list") {
+            json!({"list": "todo"})
         } else if message.starts_with("Where to") {
             json!({"city": "Kyoto"})
         } else {
@@ -231,7 +233,12 @@ async fn rmcps_client_gets_the_same_answers_in_both_generations() {
                 .unwrap();
             let prompt =
                 serde_json::to_value(prompt).unwrap()["messages"][0]["content"]["text"].clone();
-            seen.push((generation, negotiated, texts, prompt));
+            let note = client
+                .read_resource(rmcp::model::ReadResourceRequestParams::new("notes://bo"))
+                .await
+                .unwrap();
+            let note = serde_json::to_value(note).unwrap()["contents"][0]["text"].clone();
+            seen.push((generation, negotiated, texts, (prompt, note)));
             client.cancel().await.unwrap();
         }
         assert_eq!(
@@ -251,7 +258,51 @@ async fn rmcps_client_gets_the_same_answers_in_both_generations() {
                 "quiet disk / 1 root(s)",
             ]
         );
-        assert_eq!(seen[0].3, "Plan three days in Kyoto.");
+        assert_eq!(seen[0].3.0, "Plan three days in Kyoto.");
+        assert_eq!(seen[0].3.1, "bo's todo list is empty.");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_2025_06_18_client_is_served_on_its_own_version() {
+    within(async {
+        struct Older(Person);
+        impl rmcp::ClientHandler for Older {
+            async fn create_elicitation(
+                &self,
+                request: ElicitRequestParams,
+                context: RequestContext<RoleClient>,
+            ) -> Result<ElicitResult, ErrorData> {
+                self.0.create_elicitation(request, context).await
+            }
+
+            fn get_info(&self) -> ClientConfig {
+                serde_json::from_value(json!({
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {"elicitation": {}},
+                    "clientInfo": {"name": "older", "version": "1.0.0"}
+                }))
+                .unwrap()
+            }
+        }
+        let (client_io, server_io) = tokio::io::duplex(64 * 1024);
+        let mcp = mcp();
+        tokio::spawn(async move {
+            if let Ok(running) = mcp.serve(server_io).await {
+                let _ = running.waiting().await;
+            }
+        });
+        let client = Older(Person::new()).serve(client_io).await.unwrap();
+        let negotiated = client.peer().peer_info().unwrap().protocol_version.clone();
+        assert_eq!(negotiated.as_str(), "2025-06-18");
+        let arguments = json!({"to": "Rome"}).as_object().cloned().unwrap();
+        let result = client
+            .call_tool(CallToolRequestParams::new("choose_flight").with_arguments(arguments))
+            .await
+            .unwrap();
+        assert_eq!(text(&result), "Booked AF12: Rome at 09:10, 120 EUR.");
+        client.cancel().await.unwrap();
     })
     .await;
 }

@@ -87,7 +87,7 @@ impl LegacyOptions {
 
 /// One server-to-client request of a suspension.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ClientRequest {
+pub struct RequestToClient {
     /// The key of the `ask!` it comes from (never on the wire; for hosts' logs and simulated
     /// clients).
     pub key: String,
@@ -125,7 +125,7 @@ pub trait LegacySession: Send + Sync {
     /// Sends `request` to the client and waits at most `timeout` for its result.
     fn request(
         &self,
-        request: ClientRequest,
+        request: RequestToClient,
         timeout: Duration,
     ) -> BoxFuture<'_, Result<Value, ClientFailure>>;
 
@@ -223,6 +223,9 @@ struct Flow<'a> {
     open_urls: Vec<String>,
 }
 
+/// One question on its way to the client.
+type Asking<'a> = Pin<Box<dyn Future<Output = Outcome> + Send + 'a>>;
+
 /// What became of one question of a round.
 enum Outcome {
     Answered(Value),
@@ -304,8 +307,7 @@ impl Flow<'_> {
     /// Sends a round's questions to the client at once and collects what became of each; the
     /// first one that ends the call stops the others.
     async fn ask(&mut self, questions: Map<String, Value>) -> Vec<(String, Outcome)> {
-        let mut pending: Vec<(String, Pin<Box<dyn Future<Output = Outcome> + Send + '_>>)> =
-            Vec::new();
+        let mut pending: Vec<(String, Asking<'_>)> = Vec::new();
         let mut url_ids = Vec::new();
         for (key, question) in questions {
             let request: InputRequest = match serde_json::from_value(question) {
@@ -328,7 +330,7 @@ impl Flow<'_> {
                 params.insert("elicitationId".into(), id.clone().into());
                 url_ids.push((key.clone(), id));
             }
-            let outgoing = ClientRequest {
+            let outgoing = RequestToClient {
                 key: key.clone(),
                 method: request.method,
                 params,
@@ -391,9 +393,7 @@ fn is_elicitation(kind: InputKind) -> bool {
 
 /// Polls every future until all are done, or one ends the call (the rest are dropped, which
 /// cancels them).
-async fn join_until_fatal<'f>(
-    mut pending: Vec<(String, Pin<Box<dyn Future<Output = Outcome> + Send + 'f>>)>,
-) -> Vec<(String, Outcome)> {
+async fn join_until_fatal<'f>(mut pending: Vec<(String, Asking<'f>)>) -> Vec<(String, Outcome)> {
     let mut done: Vec<(String, Outcome)> = Vec::new();
     poll_fn(|context| {
         let mut index = 0;

@@ -19,7 +19,7 @@ use serde_json::{Map, Value};
 use super::{McpServer, convert, error, principal};
 use crate::capabilities::ClientCapabilities;
 use crate::context::BoxFuture;
-use crate::legacy::{ClientFailure, ClientRequest, LegacyOptions, LegacySession};
+use crate::legacy::{ClientFailure, LegacyOptions, LegacySession, RequestToClient};
 
 /// What a request that came over HTTP without `Mcp-Session-Id` cannot do.
 const SESSIONLESS: &str = "this 2025-era request came over HTTP without a session \
@@ -130,7 +130,7 @@ impl LegacySession for RmcpSession {
 
     fn request(
         &self,
-        request: ClientRequest,
+        request: RequestToClient,
         timeout: Duration,
     ) -> BoxFuture<'_, Result<Value, ClientFailure>> {
         Box::pin(async move {

@@ -18,6 +18,11 @@
 //! The authenticated principal (states are bound to it) is read from a [`Principal`] in the
 //! request's extensions: put one there from your HTTP authentication layer (rmcp passes the
 //! HTTP request's `Parts` through), or into the rmcp context's extensions.
+//!
+//! Clients of 2025-11-25 and 2025-06-18 are served too, on the session their `initialize`
+//! opens (stdio, or streamable HTTP with `Mcp-Session-Id`): their calls run the machine in
+//! process and its questions go to them as requests ([`crate::legacy`];
+//! [`McpServer::with_legacy`] configures it, [`McpServer::without_legacy`] refuses them).
 
 use std::borrow::Cow;
 

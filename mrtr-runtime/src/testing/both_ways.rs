@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 use super::{Harness, Kind, within};
 use crate::capabilities::ClientCapabilities;
 use crate::context::BoxFuture;
-use crate::legacy::{ClientFailure, ClientRequest, LegacyOptions, LegacySession, legacy_shape};
+use crate::legacy::{ClientFailure, LegacyOptions, LegacySession, RequestToClient, legacy_shape};
 
 /// The rounds an MRTR run may take before the harness gives up (the server's round cap ends a
 /// flow long before).
@@ -298,7 +298,7 @@ impl LegacySession for Simulated {
 
     fn request(
         &self,
-        request: ClientRequest,
+        request: RequestToClient,
         _: Duration,
     ) -> BoxFuture<'_, Result<Value, ClientFailure>> {
         let shown = json!({"method": request.method, "params": request.params});
