@@ -168,7 +168,7 @@ async fn round(
 
     let cx = Context::new(
         Arc::clone(&env.state),
-        input.capabilities.clone(),
+        input.capabilities,
         input.principal.map(str::to_owned),
         flow.round(),
         flow.id(),
@@ -189,10 +189,7 @@ async fn round(
             );
             sent_before = false;
             if !reasks.is_empty() {
-                check_capabilities(
-                    &input.capabilities,
-                    reasks.iter().map(|(_, request)| request),
-                )?;
+                check_capabilities(cx.capabilities(), reasks.iter().map(|(_, request)| request))?;
                 return suspend(env, &flow, &binding, state, Some(reasks), input.max_rounds);
             }
             for (key, question) in std::mem::take(&mut state.pending) {
@@ -236,7 +233,7 @@ async fn round(
             return Ok(RoundEnd::Failed(reason));
         }
         check_capabilities(
-            &input.capabilities,
+            cx.capabilities(),
             suspension.questions.iter().map(|(_, request)| request),
         )?;
         state.pc = suspension.pc;

@@ -19,6 +19,7 @@
 //! JSON.
 
 use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value};
 
@@ -158,8 +159,7 @@ fn encode_request(request: &InputRequest, out: &mut Vec<u8>) {
                 if encode_choice(message, schema, out) {
                     return;
                 }
-                let mut cbor = Vec::new();
-                if ciborium::into_writer(schema, &mut cbor).is_ok() {
+                if let Some(cbor) = schema_to_cbor(schema) {
                     out.push(FORM);
                     put_bytes(out, message.as_bytes());
                     put_bytes(out, &cbor);
@@ -296,7 +296,7 @@ fn decode_request(input: &mut Reader<'_>) -> Option<InputRequest> {
         }
         FORM => {
             let message = input.str()?.to_owned();
-            let schema = ciborium::from_reader(input.bytes()?).ok()?;
+            let schema = schema_from_cbor(input.bytes()?)?;
             form(message, schema)
         }
         URL => {
@@ -313,6 +313,45 @@ fn decode_request(input: &mut Reader<'_>) -> Option<InputRequest> {
         }
         _ => return None,
     })
+}
+
+/// Form schemas are mostly the static schemas of form types, the same in every round: their
+/// CBOR is encoded and decoded once, then taken from this small cache (up to 64 schemas).
+static SCHEMAS: Mutex<Vec<(Value, Arc<[u8]>)>> = Mutex::new(Vec::new());
+const CACHED_SCHEMAS: usize = 64;
+
+fn schemas() -> std::sync::MutexGuard<'static, Vec<(Value, Arc<[u8]>)>> {
+    SCHEMAS.lock().unwrap_or_else(|poison| poison.into_inner())
+}
+
+fn schema_to_cbor(schema: &Value) -> Option<Arc<[u8]>> {
+    if let Some((_, cbor)) = schemas().iter().find(|(known, _)| known == schema) {
+        return Some(Arc::clone(cbor));
+    }
+    let mut cbor = Vec::new();
+    ciborium::into_writer(schema, &mut cbor).ok()?;
+    let cbor: Arc<[u8]> = cbor.into();
+    let mut cache = schemas();
+    if cache.len() < CACHED_SCHEMAS {
+        cache.push((schema.clone(), Arc::clone(&cbor)));
+    }
+    Some(cbor)
+}
+
+fn schema_from_cbor(cbor: &[u8]) -> Option<Value> {
+    if let Some((schema, _)) = schemas().iter().find(|(_, known)| **known == *cbor) {
+        return Some(schema.clone());
+    }
+    let mut reader = cbor;
+    let schema: Value = ciborium::from_reader(&mut reader).ok()?;
+    if !reader.is_empty() {
+        return None;
+    }
+    let mut cache = schemas();
+    if cache.len() < CACHED_SCHEMAS {
+        cache.push((schema.clone(), cbor.into()));
+    }
+    Some(schema)
 }
 
 /// Appends `bytes` with its length.

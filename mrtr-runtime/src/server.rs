@@ -357,6 +357,7 @@ impl Server {
     }
 
     /// The `serverInfo` every result carries in its `_meta`.
+    #[cfg(feature = "rmcp")]
     pub(crate) fn server_info(&self) -> &Value {
         &self.inner.info
     }

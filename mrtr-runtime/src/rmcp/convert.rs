@@ -1,14 +1,17 @@
 //! A round's reply as rmcp's own types, built directly: the common shapes (text content, form
 //! and URL elicitations) without a detour through JSON, anything else through serde.
 
+use std::sync::Mutex;
+
 use rmcp::ErrorData;
 use rmcp::model::{
     CallToolResult, ContentBlock, ElicitRequest, ElicitRequestParams, ElicitationSchema,
-    InputRequest as RmcpInputRequest, InputRequests, InputRequiredResult, MetaObject,
+    EnumSchema, InputRequest as RmcpInputRequest, InputRequests, InputRequiredResult, MetaObject,
 };
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use crate::ask::CHOICE_FIELD;
 use crate::input::{ELICITATION_CREATE, InputRequest};
 use crate::protocol::META_SERVER_INFO;
 
@@ -96,41 +99,135 @@ pub(super) fn input_required(
 /// One question as rmcp's `InputRequest`: form and URL elicitations built field by field,
 /// other kinds through serde.
 fn input_request(request: InputRequest) -> Result<RmcpInputRequest, ErrorData> {
-    if request.method == ELICITATION_CREATE
-        && let Value::Object(params) = &request.params
-        && let Some(params) = elicitation(params)?
+    let request = if request.method == ELICITATION_CREATE
+        && let Value::Object(params) = request.params
     {
-        return Ok(RmcpInputRequest::Elicitation(ElicitRequest::new(params)));
-    }
+        match elicitation(params)? {
+            Ok(params) => return Ok(RmcpInputRequest::Elicitation(ElicitRequest::new(params))),
+            Err(params) => InputRequest {
+                method: request.method,
+                params: Value::Object(params),
+            },
+        }
+    } else {
+        request
+    };
     RmcpInputRequest::deserialize(request.into_value()).map_err(unfit)
 }
 
-/// The params of a form or URL elicitation holding only the fields rmcp models; `None` for
-/// anything else (then serde decides).
-fn elicitation(params: &Map<String, Value>) -> Result<Option<ElicitRequestParams>, ErrorData> {
-    let Some(Value::String(message)) = params.get("message") else {
-        return Ok(None);
+/// The params of a form or URL elicitation holding only the fields rmcp models, or the params
+/// back for anything else (then serde decides).
+fn elicitation(
+    mut params: Map<String, Value>,
+) -> Result<Result<ElicitRequestParams, Map<String, Value>>, ErrorData> {
+    let shape = (
+        params.len(),
+        params.get("mode").and_then(Value::as_str),
+        params.get("message").map(Value::is_string),
+        params.get("requestedSchema").is_some(),
+        params.get("url").map(Value::is_string),
+    );
+    let form = match shape {
+        (3, Some("form"), Some(true), true, None) => true,
+        (3, Some("url"), Some(true), false, Some(true)) => false,
+        _ => return Ok(Err(params)),
     };
-    let mode = params.get("mode").and_then(Value::as_str);
-    Ok(
-        match (mode, params.get("requestedSchema"), params.get("url")) {
-            (Some("form"), Some(schema), None) if params.len() == 3 => {
-                Some(ElicitRequestParams::FormElicitationParams {
-                    meta: None,
-                    message: message.clone(),
-                    requested_schema: ElicitationSchema::deserialize(schema).map_err(unfit)?,
-                })
-            }
-            (Some("url"), None, Some(Value::String(url))) if params.len() == 3 => {
-                Some(ElicitRequestParams::UrlElicitationParams {
-                    meta: None,
-                    message: message.clone(),
-                    url: url.clone(),
-                    // Retired by 2026-07-28; the retired-field filter removes it from the wire.
-                    elicitation_id: String::new(),
-                })
-            }
-            _ => None,
-        },
-    )
+    let Some(Value::String(message)) = params.remove("message") else {
+        unreachable!("checked above")
+    };
+    Ok(Ok(if form {
+        let schema = params.remove("requestedSchema").unwrap_or_default();
+        ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message,
+            requested_schema: elicitation_schema(schema)?,
+        }
+    } else {
+        let Some(Value::String(url)) = params.remove("url") else {
+            unreachable!("checked above")
+        };
+        ElicitRequestParams::UrlElicitationParams {
+            meta: None,
+            message,
+            url,
+            // Retired by 2026-07-28; the retired-field filter removes it from the wire.
+            elicitation_id: String::new(),
+        }
+    }))
+}
+
+/// A `requestedSchema` as rmcp's type. An `elicit::choice` without titles is built directly;
+/// other schemas, which are mostly the static schemas of form types, are deserialized once and
+/// then taken from a small cache.
+fn elicitation_schema(schema: Value) -> Result<ElicitationSchema, ErrorData> {
+    if let Some(values) = untitled_choice(&schema) {
+        return ElicitationSchema::builder()
+            .required_enum_schema(CHOICE_FIELD, EnumSchema::builder(values).build())
+            .build()
+            .map_err(unfit);
+    }
+    static FORMS: Mutex<Vec<(Value, ElicitationSchema)>> = Mutex::new(Vec::new());
+    const CACHED: usize = 64;
+    let mut forms = FORMS.lock().unwrap_or_else(|poison| poison.into_inner());
+    if let Some((_, typed)) = forms.iter().find(|(known, _)| *known == schema) {
+        return Ok(typed.clone());
+    }
+    let typed = ElicitationSchema::deserialize(&schema).map_err(unfit)?;
+    if forms.len() < CACHED {
+        forms.push((schema, typed.clone()));
+    }
+    Ok(typed)
+}
+
+/// The options of a schema that is exactly an `elicit::choice` without titles.
+fn untitled_choice(schema: &Value) -> Option<Vec<String>> {
+    let schema = schema.as_object().filter(|schema| schema.len() == 3)?;
+    if schema.get("type")?.as_str()? != "object"
+        || schema.get("required")?.as_array()?.as_slice() != [Value::from(CHOICE_FIELD)]
+    {
+        return None;
+    }
+    let properties = schema.get("properties")?.as_object()?;
+    let property = properties
+        .get(CHOICE_FIELD)
+        .filter(|_| properties.len() == 1)?
+        .as_object()
+        .filter(|property| property.len() == 2)?;
+    if property.get("type")?.as_str()? != "string" {
+        return None;
+    }
+    property
+        .get("enum")?
+        .as_array()?
+        .iter()
+        .map(|value| value.as_str().map(str::to_owned))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ask::elicit;
+
+    #[test]
+    fn a_choice_built_directly_is_what_deserializing_it_gives() {
+        let request = elicit::choice("Which?", ["a", "b", "c"])
+            .into_request()
+            .unwrap();
+        let schema = request.params["requestedSchema"].clone();
+        let direct = elicitation_schema(schema.clone()).unwrap();
+        let parsed = ElicitationSchema::deserialize(&schema).unwrap();
+        assert_eq!(direct, parsed);
+        assert_eq!(serde_json::to_value(&direct).unwrap(), schema);
+    }
+
+    #[test]
+    fn a_cached_form_schema_is_the_same_schema() {
+        let schema = serde_json::json!({"type": "object", "properties": {
+            "ok": {"type": "boolean", "description": "Book it?"}}, "required": ["ok"]});
+        let first = elicitation_schema(schema.clone()).unwrap();
+        let second = elicitation_schema(schema.clone()).unwrap();
+        assert_eq!(first, second);
+        assert_eq!(serde_json::to_value(&second).unwrap(), schema);
+    }
 }

@@ -12,7 +12,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
 use super::McpServer;
-use super::retired::strip_retired_fields_from_bytes;
+use super::retired::{strip_retired_fields_from_bytes, strip_retired_fields_from_vec};
 
 /// A tower layer that removes the fields the 2026-07-28 revision retired (rmcp 3.11 writes
 /// `"elicitationId": ""` in URL-mode elicitations) from HTTP responses: `application/json`
@@ -39,7 +39,7 @@ impl<S, Request, B> tower_service::Service<Request> for RetiredFieldsService<S>
 where
     S: tower_service::Service<Request, Response = http::Response<B>>,
     S::Future: Send + 'static,
-    B: Body<Data = Bytes> + Unpin,
+    B: Body<Data = Bytes> + Unpin + Send + 'static,
 {
     type Response = http::Response<RetiredFieldsBody<B>>;
     type Error = S::Error;
@@ -53,7 +53,7 @@ where
     fn call(&mut self, request: Request) -> Self::Future {
         let response = self.inner.call(request);
         Box::pin(async move {
-            let (mut parts, body) = response.await?.into_parts();
+            let (mut parts, mut body) = response.await?.into_parts();
             let content_type = parts
                 .headers
                 .get(http::header::CONTENT_TYPE)
@@ -67,6 +67,44 @@ where
             } else {
                 Kind::Pass
             };
+            if kind == Kind::Json {
+                // One JSON message, already in memory: read it whole, filter it, and send it
+                // with its length (no chunked encoding).
+                let mut buffer = Vec::new();
+                let complete = loop {
+                    match std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await {
+                        Some(Ok(frame)) => match frame.into_data() {
+                            Ok(data) => buffer.extend_from_slice(&data),
+                            Err(_) => break false,
+                        },
+                        Some(Err(_)) => break false,
+                        None => break true,
+                    }
+                };
+                if complete {
+                    let filtered = strip_retired_fields_from_vec(buffer);
+                    parts
+                        .headers
+                        .insert(http::header::CONTENT_LENGTH, filtered.len().into());
+                    let body = RetiredFieldsBody {
+                        inner: body,
+                        kind: Kind::Ready,
+                        buffer: filtered,
+                        done: false,
+                    };
+                    return Ok(http::Response::from_parts(parts, body));
+                }
+                // Trailers or a failing body (never from rmcp): stream what is left.
+                tracing::warn!(target: "mrtr::rmcp", "a JSON response body did not read whole");
+                parts.headers.remove(http::header::CONTENT_LENGTH);
+                let body = RetiredFieldsBody {
+                    inner: body,
+                    kind,
+                    buffer,
+                    done: false,
+                };
+                return Ok(http::Response::from_parts(parts, body));
+            }
             if kind != Kind::Pass {
                 // The filtered body is shorter.
                 parts.headers.remove(http::header::CONTENT_LENGTH);
@@ -87,6 +125,8 @@ enum Kind {
     Json,
     Sse,
     Pass,
+    /// A JSON body read and filtered whole: `buffer` is all there is.
+    Ready,
 }
 
 /// A response body with the retired fields filtered out (see [`RetiredFieldsLayer`]).
@@ -127,6 +167,14 @@ impl<B: Body<Data = Bytes> + Unpin> Body for RetiredFieldsBody<B> {
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, B::Error>>> {
         let this = self.get_mut();
+        if this.kind == Kind::Ready {
+            if this.done {
+                return Poll::Ready(None);
+            }
+            this.done = true;
+            let data = Bytes::from(std::mem::take(&mut this.buffer));
+            return Poll::Ready(Some(Ok(Frame::data(data))));
+        }
         loop {
             if this.done {
                 return Poll::Ready(None);
@@ -138,7 +186,9 @@ impl<B: Body<Data = Bytes> + Unpin> Body for RetiredFieldsBody<B> {
                         Err(trailers) => return Poll::Ready(Some(Ok(trailers))),
                     };
                     match this.kind {
-                        Kind::Pass => return Poll::Ready(Some(Ok(Frame::data(data)))),
+                        Kind::Pass | Kind::Ready => {
+                            return Poll::Ready(Some(Ok(Frame::data(data))));
+                        }
                         Kind::Json => this.buffer.extend_from_slice(&data),
                         Kind::Sse => {
                             this.buffer.extend_from_slice(&data);
@@ -181,6 +231,18 @@ impl<B: Body<Data = Bytes> + Unpin> Body for RetiredFieldsBody<B> {
 
     fn is_end_stream(&self) -> bool {
         self.done && self.buffer.is_empty()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        match self.kind {
+            Kind::Ready => http_body::SizeHint::with_exact(if self.done {
+                0
+            } else {
+                self.buffer.len() as u64
+            }),
+            Kind::Pass => self.inner.size_hint(),
+            _ => http_body::SizeHint::default(),
+        }
     }
 }
 

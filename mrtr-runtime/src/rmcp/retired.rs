@@ -24,11 +24,25 @@ pub fn strip_retired_fields(message: &mut Value) {
     }
 }
 
+/// [`strip_retired_fields_from_bytes`] on an owned buffer, which is handed back untouched when
+/// it names no retired field.
+pub(crate) fn strip_retired_fields_from_vec(bytes: Vec<u8>) -> Vec<u8> {
+    if names_a_retired_field(&bytes) {
+        strip_retired_fields_from_bytes(&bytes)
+    } else {
+        bytes
+    }
+}
+
+fn names_a_retired_field(bytes: &[u8]) -> bool {
+    const RETIRED: &[u8] = b"\"elicitationId\"";
+    bytes.windows(RETIRED.len()).any(|window| window == RETIRED)
+}
+
 /// [`strip_retired_fields`] on a serialized message; bytes that are not JSON pass unchanged.
 pub fn strip_retired_fields_from_bytes(bytes: &[u8]) -> Vec<u8> {
     // Most messages have nothing to remove: only parse those that name a retired field.
-    const RETIRED: &[u8] = b"\"elicitationId\"";
-    if !bytes.windows(RETIRED.len()).any(|window| window == RETIRED) {
+    if !names_a_retired_field(bytes) {
         return bytes.to_vec();
     }
     match serde_json::from_slice::<Value>(bytes) {
