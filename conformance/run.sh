@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite against examples/conformance_server.rs: the 14
-# input-required-result-* scenarios and server-stateless. Fails on any FAILURE, any WARNING,
-# a scenario skipped as not applicable, or a SKIPPED check other than the listed ones.
+# input-required-result-* scenarios and server-stateless (2026-07-28, stateless), and the
+# 2025-11-25 scenarios that ask the client (over a session opened by initialize) on the same
+# endpoint. Fails on any FAILURE, any WARNING, a scenario skipped as not applicable, or a
+# SKIPPED check other than the listed ones.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
@@ -22,6 +24,13 @@ scenarios=(
   input-required-result-ignore-extra-params
   input-required-result-validate-input
   server-stateless
+  # 2025-era clients: NAME@VERSION runs the scenario with --spec-version VERSION.
+  server-initialize@2025-11-25
+  server-initialize@2025-06-18
+  tools-call-elicitation@2025-11-25
+  tools-call-sampling@2025-11-25
+  elicitation-sep1034-defaults@2025-11-25
+  elicitation-sep1330-enums@2025-11-25
 )
 # The server advertises no listChanged/subscribe capability, so the subscriptions/listen
 # checks of server-stateless do not apply to it.
@@ -40,10 +49,11 @@ if [ ! -x node_modules/.bin/conformance ] || [ package-lock.json -nt node_module
   npm ci --no-audit --no-fund --loglevel=error
 fi
 (cd "$root" && cargo build --quiet --features rmcp --example conformance_server)
+target_dir="${CARGO_TARGET_DIR:-$root/target}"
 
 port="${PORT:-$((20000 + RANDOM % 20000))}"
 url="http://127.0.0.1:$port/mcp"
-PORT="$port" "$root/target/debug/examples/conformance_server" >"$here/server.log" 2>&1 &
+PORT="$port" "$target_dir/debug/examples/conformance_server" >"$here/server.log" 2>&1 &
 server=$!
 trap 'kill "$server" 2>/dev/null || true' EXIT
 for _ in $(seq 1 100); do
@@ -54,9 +64,12 @@ done
 
 mkdir -p results
 failed=0
-for scenario in "${scenarios[@]}"; do
-  output="$(conformance server --url "$url" --scenario "$scenario" 2>&1 | sed 's/\x1b\[[0-9;]*m//g')" || true
-  printf '%s\n' "$output" >"results/$scenario.log"
+for entry in "${scenarios[@]}"; do
+  scenario="${entry%@*}"
+  version=()
+  if [[ "$entry" == *@* ]]; then version=(--spec-version "${entry#*@}"); fi
+  output="$(conformance server --url "$url" --scenario "$scenario" "${version[@]}" 2>&1 | sed 's/\x1b\[[0-9;]*m//g')" || true
+  printf '%s\n' "$output" >"results/$entry.log"
   summary="$(grep -E '^Passed: ' <<<"$output" || echo 'no summary')"
   problems="$(grep -E '\] (FAILURE|WARNING) ' <<<"$output" || true)"
   skipped="$(grep -E '\] SKIPPED ' <<<"$output" || true)"
@@ -68,10 +81,10 @@ for scenario in "${scenarios[@]}"; do
   fi
   if [ -n "$problems$skipped" ] || ! grep -qE '^Passed: [0-9]+/[0-9]+, 0 failed, 0 warnings' <<<"$output"; then
     failed=1
-    echo "FAIL $scenario: $summary"
+    echo "FAIL $entry: $summary"
     printf '%s\n%s\n' "$problems" "$skipped" | sed '/^$/d; s/^/    /'
   else
-    echo "ok   $scenario: $summary"
+    echo "ok   $entry: $summary"
   fi
 done
 if [ "$failed" -ne 0 ]; then

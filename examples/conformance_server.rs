@@ -1,18 +1,19 @@
-//! Every fixture the official MCP conformance suite asks of a 2026-07-28 server, written with
-//! mrtr and served by rmcp over stateless streamable HTTP at `http://127.0.0.1:$PORT/mcp`.
+//! Every fixture the official MCP conformance suite asks of a 2026-07-28 server, and of a
+//! 2025-11-25 one for its elicitation and sampling scenarios, written with mrtr and served by
+//! rmcp over streamable HTTP at `http://127.0.0.1:$PORT/mcp`: 2026-07-28 requests statelessly,
+//! 2025-11-25 clients over a session opened by `initialize` (the same tools, their asks sent
+//! as requests while they run).
 //!
 //! `PORT=3000 cargo run --features rmcp --example conformance_server`, then
 //! `conformance/run.sh` (which does both) runs the suite against it.
 
-use std::sync::Arc;
-
 use mrtr::rmcp::McpServer;
 use mrtr::{
-    Answer, Context, Form, PromptMessage, Reply, SamplingRequest, Server, ToolError, elicit, roots,
-    sample,
+    Answer, Choice, Context, Form, PromptMessage, Reply, SamplingRequest, Server, ToolError,
+    elicit, roots, sample,
 };
-use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
-use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
+use serde_json::{Map, Value, json};
 
 #[derive(Form)]
 struct Name {
@@ -160,6 +161,178 @@ async fn test_logging_tool() -> Result<String, ToolError> {
     Ok("done".into())
 }
 
+// ------------------------------------------------- 2025-11-25 scenarios (over a session)
+
+#[derive(Form)]
+struct UserInfo {
+    /// User's response
+    username: String,
+    /// User's email address
+    email: String,
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct ElicitationArgs {
+    /// The message to show the user
+    message: String,
+}
+
+/// `tools-call-elicitation`: asks the user with the given message.
+#[mrtr::tool]
+async fn test_elicitation(args: ElicitationArgs) -> Result<String, ToolError> {
+    let user_info = ask!(elicit::form::<UserInfo>(args.message));
+    Ok(format!("User response: {}", answer_text(&user_info)))
+}
+
+/// `action: .., content: {..}` of an elicitation answer.
+fn answer_text<T: serde::Serialize>(answer: &Answer<T>) -> String {
+    match answer {
+        Answer::Accept(content) => format!(
+            "<action: accept, content: {}>",
+            serde_json::to_value(content).unwrap_or_default()
+        ),
+        Answer::Decline => "<action: decline>".into(),
+        Answer::Cancel => "<action: cancel>".into(),
+    }
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct SamplingArgs {
+    /// The prompt to send to the LLM
+    prompt: String,
+}
+
+/// `tools-call-sampling`: asks the client's model.
+#[mrtr::tool]
+async fn test_sampling(args: SamplingArgs) -> Result<String, ToolError> {
+    let llm = ask!(sample(SamplingRequest::new(100).user(args.prompt)));
+    Ok(format!("LLM response: {}", sampled(llm)))
+}
+
+#[derive(Choice)]
+enum Status {
+    #[choice(rename = "active")]
+    Active,
+    #[choice(rename = "inactive")]
+    Inactive,
+    #[choice(rename = "pending")]
+    Pending,
+}
+
+#[derive(Form)]
+struct Defaults {
+    /// User name
+    #[form(default = "John Doe")]
+    name: String,
+    /// User age
+    #[form(default = 30)]
+    age: i64,
+    /// User score
+    #[form(default = 95.5)]
+    score: f64,
+    /// User status
+    #[form(default = "active")]
+    status: Status,
+    /// Verification status
+    #[form(default = true)]
+    verified: bool,
+}
+
+/// `elicitation-sep1034-defaults`: a form whose every field has a default.
+#[mrtr::tool]
+async fn test_elicitation_sep1034_defaults() -> Result<String, ToolError> {
+    let defaults = ask!(elicit::form::<Defaults>(
+        "Please review your details (defaults are filled in)"
+    ));
+    Ok(format!("Elicitation completed: {}", answer_text(&defaults)))
+}
+
+#[derive(Choice)]
+enum Untitled {
+    #[choice(rename = "option1")]
+    Option1,
+    #[choice(rename = "option2")]
+    Option2,
+    #[choice(rename = "option3")]
+    Option3,
+}
+
+#[derive(Choice)]
+enum Titled {
+    #[choice(rename = "value1", title = "First Option")]
+    Value1,
+    #[choice(rename = "value2", title = "Second Option")]
+    Value2,
+    #[choice(rename = "value3", title = "Third Option")]
+    Value3,
+}
+
+#[derive(Choice)]
+enum TitledChoice {
+    #[choice(rename = "value1", title = "First Choice")]
+    Value1,
+    #[choice(rename = "value2", title = "Second Choice")]
+    Value2,
+    #[choice(rename = "value3", title = "Third Choice")]
+    Value3,
+}
+
+#[derive(Form)]
+struct EnumShapes {
+    #[form(rename = "untitledSingle")]
+    untitled_single: Untitled,
+    #[form(rename = "titledSingle")]
+    titled_single: Titled,
+    #[form(rename = "untitledMulti")]
+    untitled_multi: Vec<Untitled>,
+    #[form(rename = "titledMulti")]
+    titled_multi: Vec<TitledChoice>,
+}
+
+/// The four enum shapes the derive writes, plus the deprecated `enumNames` one (SEP-1330),
+/// which no new form should use: written by hand on top of the derived schema.
+#[derive(serde::Serialize)]
+struct AllEnumShapes {
+    #[serde(flatten)]
+    shapes: EnumShapes,
+    #[serde(rename = "legacyEnum")]
+    legacy_enum: String,
+}
+
+impl Form for AllEnumShapes {
+    fn requested_schema() -> Value {
+        let mut schema = EnumShapes::requested_schema();
+        schema["properties"]["legacyEnum"] = json!({
+            "type": "string",
+            "enum": ["opt1", "opt2", "opt3"],
+            "enumNames": ["Option One", "Option Two", "Option Three"],
+        });
+        if let Some(Value::Array(required)) = schema.get_mut("required") {
+            required.push("legacyEnum".into());
+        }
+        schema
+    }
+
+    fn from_content(content: &Map<String, Value>) -> Result<Self, String> {
+        let legacy_enum = content
+            .get("legacyEnum")
+            .and_then(Value::as_str)
+            .ok_or("`legacyEnum` is required")?
+            .to_owned();
+        Ok(Self {
+            shapes: EnumShapes::from_content(content)?,
+            legacy_enum,
+        })
+    }
+}
+
+/// `elicitation-sep1330-enums`: one form with every enum shape.
+#[mrtr::tool]
+async fn test_elicitation_sep1330_enums() -> Result<String, ToolError> {
+    let shapes = ask!(elicit::form::<AllEnumShapes>("Pick from each list"));
+    Ok(format!("Elicitation completed: {}", answer_text(&shapes)))
+}
+
 /// A prompt that asks for context first.
 #[mrtr::prompt]
 async fn test_input_required_result_prompt() -> Result<Vec<PromptMessage>, ToolError> {
@@ -172,17 +345,6 @@ async fn test_input_required_result_prompt() -> Result<Vec<PromptMessage>, ToolE
     Ok(vec![PromptMessage::user(format!(
         "Use this context: {context}"
     ))])
-}
-
-/// rmcp 3.11 writes the retired `elicitationId` in URL-mode elicitations: filter responses.
-async fn strip_retired_fields(response: axum::response::Response) -> axum::response::Response {
-    let (mut parts, body) = response.into_parts();
-    let bytes = axum::body::to_bytes(body, usize::MAX)
-        .await
-        .unwrap_or_default();
-    parts.headers.remove(http::header::CONTENT_LENGTH);
-    let filtered = mrtr::rmcp::strip_retired_fields_from_bytes(&bytes);
-    axum::response::Response::from_parts(parts, axum::body::Body::from(filtered))
 }
 
 fn server() -> Result<Server, mrtr::BuildError> {
@@ -198,6 +360,10 @@ fn server() -> Result<Server, mrtr::BuildError> {
         .tool(test_missing_capability)
         .tool(test_streaming_elicitation)
         .tool(test_logging_tool)
+        .tool(test_elicitation)
+        .tool(test_sampling)
+        .tool(test_elicitation_sep1034_defaults)
+        .tool(test_elicitation_sep1330_enums)
         .prompt(test_input_required_result_prompt)
         .build()
 }
@@ -208,17 +374,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .ok()
         .and_then(|port| port.parse().ok())
         .unwrap_or(3000);
-    let server = server()?;
-    let service = StreamableHttpService::new(
-        move || Ok(McpServer::new(server.clone())),
-        Arc::new(NeverSessionManager::default()),
-        StreamableHttpServerConfig::default()
-            .with_json_response(true)
-            .with_legacy_session_mode(false),
-    );
-    let router = axum::Router::new()
-        .nest_service("/mcp", service)
-        .layer(axum::middleware::map_response(strip_retired_fields));
+    // Sessions for 2025-11-25 clients; stateless JSON answers for 2026-07-28 requests; the
+    // retired-field filter on both.
+    let service = McpServer::new(server()?)
+        .streamable_http(StreamableHttpServerConfig::default().with_json_response(true));
+    let router = axum::Router::new().nest_service("/mcp", service);
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     eprintln!("conformance server listening on http://127.0.0.1:{port}/mcp");
     axum::serve(listener, router).await?;

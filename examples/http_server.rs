@@ -6,14 +6,11 @@
 //! `id:base64key,..`, the first key signs). `FLOW_VARIANT=2` serves an edited tool, as a deploy
 //! would. `scripts/load_test.sh` runs three of these behind nginx.
 
-use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use mrtr::rmcp::McpServer;
 use mrtr::token::{KeyRing, StateCodec};
 use mrtr::{Form, Server, ToolError, elicit};
-use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
-use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
 #[derive(Form)]
 struct City {
@@ -115,22 +112,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     });
 
-    let service = StreamableHttpService::new(
-        move || Ok(McpServer::new(server.clone())),
-        Arc::new(NeverSessionManager::default()),
-        StreamableHttpServerConfig::default()
-            .with_json_response(true)
-            .with_legacy_session_mode(false),
-    );
-    let router = axum::Router::new().nest_service("/mcp", service);
-    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     eprintln!("listening on http://127.0.0.1:{port}/mcp");
-    // A deploy stops an instance with SIGTERM: finish the requests in flight, take no more.
-    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
-    axum::serve(listener, router)
-        .with_graceful_shutdown(async move {
-            terminate.recv().await;
-        })
+    // A deploy stops an instance with SIGTERM: `serve_http` finishes the requests in flight
+    // and takes no more.
+    McpServer::new(server)
+        .serve_http(("127.0.0.1", port))
         .await?;
     Ok(())
 }

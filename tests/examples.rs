@@ -353,3 +353,46 @@ async fn a_flow_transcript_can_be_snapshotted() {
         "the transcript changed (MRTR_UPDATE_SNAPSHOTS=1 to accept):\n{transcript}"
     );
 }
+
+// ---------------------------------------------------------------- flows
+
+/// The flow each example's tool draws (`Machine::flow`), pinned in `tests/flows/`. After a
+/// deliberate change, `UPDATE_FLOWS=1 cargo test --all-features --test examples` rewrites them.
+#[test]
+fn the_examples_flows_are_pinned() {
+    use mrtr::Machine;
+    let flows = [
+        ("get_weather", weather::get_weather.flow()),
+        ("book_flight", flight_booking::book_flight.flow()),
+        ("deploy", deploy_wizard::deploy.flow()),
+    ];
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/flows");
+    for (name, flow) in flows {
+        let flow = flow.expect("a #[mrtr::tool] draws its flow");
+        let path = dir.join(format!("{name}.mmd"));
+        if std::env::var_os("UPDATE_FLOWS").is_some() {
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(&path, flow).unwrap();
+            continue;
+        }
+        let pinned = std::fs::read_to_string(&path).unwrap_or_else(|error| {
+            panic!("{}: {error} (UPDATE_FLOWS=1 writes it)", path.display())
+        });
+        assert_eq!(
+            flow, pinned,
+            "the flow of `{name}` changed (UPDATE_FLOWS=1 rewrites it)"
+        );
+    }
+}
+
+/// The README's quick start is `examples/quick_start.rs`, whole.
+#[test]
+fn the_readme_quick_start_is_the_example() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let example = std::fs::read_to_string(root.join("examples/quick_start.rs")).unwrap();
+    assert!(
+        readme.contains(&format!("```rust\n{example}```")),
+        "README's quick start and examples/quick_start.rs differ"
+    );
+}

@@ -276,14 +276,16 @@ async fn no_retired_field_goes_on_the_wire() {
 }
 
 #[tokio::test]
-async fn a_2025_11_25_client_is_refused_clearly() {
-    within(a_2025_11_25_client_is_refused_clearly_body()).await;
+async fn without_legacy_a_2025_11_25_client_is_refused_clearly() {
+    within(without_legacy_a_2025_11_25_client_is_refused_clearly_body()).await;
 }
 
-async fn a_2025_11_25_client_is_refused_clearly_body() {
+/// `McpServer::without_legacy`: only 2026-07-28 is negotiated (by default a 2025-era session
+/// is served: tests/legacy_rmcp.rs).
+async fn without_legacy_a_2025_11_25_client_is_refused_clearly_body() {
     let counters = Arc::new(Counters::default());
     let (client_io, server_io) = tokio::io::duplex(64 * 1024);
-    let mcp = McpServer::new(server(&counters));
+    let mcp = McpServer::new(server(&counters)).without_legacy();
     tokio::spawn(async move {
         if let Ok(running) = mcp.serve(server_io).await {
             let _ = running.waiting().await;

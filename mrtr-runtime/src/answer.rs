@@ -162,15 +162,37 @@ impl<T: Form> FromAnswer for Answer<T> {
     }
 }
 
+/// The value of a select's one property (validation dropped everything else).
+fn selected(content: Option<&Map<String, Value>>) -> Option<&Value> {
+    let content = content?;
+    (content.len() == 1).then(|| content.values().next())?
+}
+
 /// A single choice: the value of the selected option.
 impl FromAnswer for Answer<String> {
     fn from_answer(answer: &Value) -> Result<Self, String> {
         elicitation(answer, |content| {
-            content
-                .and_then(|content| content.get(crate::ask::CHOICE_FIELD))
+            selected(content)
                 .and_then(Value::as_str)
                 .map(str::to_owned)
                 .ok_or_else(|| "the selected option is missing".to_owned())
+        })
+    }
+}
+
+/// A multi-select: the values of the selected options, in the order the client sent them.
+impl FromAnswer for Answer<Vec<String>> {
+    fn from_answer(answer: &Value) -> Result<Self, String> {
+        elicitation(answer, |content| {
+            selected(content)
+                .and_then(Value::as_array)
+                .and_then(|values| {
+                    values
+                        .iter()
+                        .map(|value| value.as_str().map(str::to_owned))
+                        .collect()
+                })
+                .ok_or_else(|| "the selected options are missing".to_owned())
         })
     }
 }

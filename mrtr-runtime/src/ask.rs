@@ -8,8 +8,11 @@ use crate::answer::{Answer, Reply, Root, SampledMessage};
 use crate::form::Form;
 use crate::input::{ELICITATION_CREATE, InputRequest, ROOTS_LIST, SAMPLING_CREATE_MESSAGE};
 
-/// The property name of the single field of an [`elicit::choice`] form.
+/// The property name of the single field of an [`elicit::choice`] form, unless renamed.
 pub(crate) const CHOICE_FIELD: &str = "choice";
+
+/// The property name of the single field of an [`elicit::choices`] form, unless renamed.
+const CHOICES_FIELD: &str = "choices";
 
 /// A question and the type of its answer (`A`). Build one with [`elicit::form`],
 /// [`elicit::choice`], [`elicit::url`], [`sample`], [`roots`] or [`recheck`], and pass it to
@@ -36,6 +39,67 @@ impl<A> Ask<A> {
     /// Takes the request out.
     pub fn into_request(self) -> Option<InputRequest> {
         self.request
+    }
+}
+
+impl<A> Ask<A> {
+    /// The schema of a select's one property (`None` for a question that is not a select).
+    fn select_property(&mut self) -> Option<&mut Map<String, Value>> {
+        let schema = self.request.as_mut()?.params.get_mut("requestedSchema")?;
+        let properties = schema.get_mut("properties")?.as_object_mut()?;
+        properties.values_mut().next()?.as_object_mut()
+    }
+
+    fn rename_select(mut self, name: String) -> Self {
+        let Some(schema) = self
+            .request
+            .as_mut()
+            .and_then(|request| request.params.get_mut("requestedSchema"))
+        else {
+            return self;
+        };
+        if let Some(Value::Object(properties)) = schema.get_mut("properties") {
+            let values: Vec<Value> = std::mem::take(properties).into_values().collect();
+            if let Some(property) = values.into_iter().next() {
+                properties.insert(name.clone(), property);
+            }
+        }
+        schema["required"] = json!([name]);
+        self
+    }
+
+    fn bound_select(mut self, keyword: &str, count: usize) -> Self {
+        if let Some(property) = self.select_property() {
+            property.insert(keyword.to_owned(), json!(count));
+        }
+        self
+    }
+}
+
+/// A single-select ([`elicit::choice`]).
+impl Ask<Answer<String>> {
+    /// Names the form's one property (`choice` by default), e.g. after what the options are:
+    /// `elicit::choice("Which flight?", offers).field("flight")`.
+    pub fn field(self, name: impl Into<String>) -> Self {
+        self.rename_select(name.into())
+    }
+}
+
+/// A multi-select ([`elicit::choices`]).
+impl Ask<Answer<Vec<String>>> {
+    /// Names the form's one property (`choices` by default).
+    pub fn field(self, name: impl Into<String>) -> Self {
+        self.rename_select(name.into())
+    }
+
+    /// At least `count` options must be selected (`minItems`).
+    pub fn min_items(self, count: usize) -> Self {
+        self.bound_select("minItems", count)
+    }
+
+    /// At most `count` options may be selected (`maxItems`).
+    pub fn max_items(self, count: usize) -> Self {
+        self.bound_select("maxItems", count)
     }
 }
 
@@ -73,31 +137,74 @@ pub mod elicit {
     /// let question = elicit::choice("Which flight?", offers.into_iter().map(Pick::from));
     /// # let _ = question;
     /// ```
+    ///
+    /// The form's one property is `choice`; [`Ask::field`] names it otherwise.
     pub fn choice<I>(message: impl Into<String>, options: I) -> Ask<Answer<String>>
     where
         I: IntoIterator,
         I::Item: Into<Pick>,
     {
         let options: Vec<Pick> = options.into_iter().map(Into::into).collect();
-        let property = if options.iter().any(|option| option.title.is_some()) {
+        let mut property = offered(&options, "oneOf");
+        property.insert("type".to_owned(), json!("string"));
+        select(message.into(), CHOICE_FIELD, property)
+    }
+
+    /// A multi-select built at run time. The answer is the selected options' values, each
+    /// validated against exactly the options that were shown; [`Ask::min_items`] and
+    /// [`Ask::max_items`] bound how many, and [`Ask::field`] names the form's one property
+    /// (`choices` by default).
+    ///
+    /// ```
+    /// use mrtr_runtime::elicit::{self, Pick};
+    /// let toppings = ["cheese", "olives", "basil"];
+    /// let question = elicit::choices("Which toppings?", toppings).min_items(1).max_items(2);
+    /// # let _ = question;
+    /// ```
+    pub fn choices<I>(message: impl Into<String>, options: I) -> Ask<Answer<Vec<String>>>
+    where
+        I: IntoIterator,
+        I::Item: Into<Pick>,
+    {
+        let options: Vec<Pick> = options.into_iter().map(Into::into).collect();
+        let mut items = offered(&options, "anyOf");
+        items.insert("type".to_owned(), json!("string"));
+        let mut property = Map::new();
+        property.insert("type".to_owned(), json!("array"));
+        property.insert("items".to_owned(), Value::Object(items));
+        select(message.into(), CHOICES_FIELD, property)
+    }
+
+    /// The options as a string schema's `enum`, or, when one has a title, as `keyword` (the
+    /// spec's `oneOf` for a single-select, `anyOf` for a multi-select's items) of
+    /// `const`/`title` pairs.
+    fn offered(options: &[Pick], keyword: &str) -> Map<String, Value> {
+        let mut schema = Map::new();
+        if options.iter().any(|option| option.title.is_some()) {
             let titled: Vec<Value> = options
                 .iter()
                 .map(|option| {
                     json!({"const": option.value, "title": option.title.as_ref().unwrap_or(&option.value)})
                 })
                 .collect();
-            json!({"type": "string", "oneOf": titled})
+            schema.insert(keyword.to_owned(), Value::Array(titled));
         } else {
-            json!({"type": "string", "enum": options.iter().map(|option| &option.value).collect::<Vec<_>>()})
-        };
+            let values: Vec<Value> = options.iter().map(|option| json!(option.value)).collect();
+            schema.insert("enum".to_owned(), Value::Array(values));
+        }
+        schema
+    }
+
+    /// A form with one required property, `field`.
+    fn select<A>(message: String, field: &str, property: Map<String, Value>) -> Ask<A> {
         let mut properties = Map::new();
-        properties.insert(CHOICE_FIELD.to_owned(), property);
+        properties.insert(field.to_owned(), Value::Object(property));
         Ask::new(Some(InputRequest {
             method: ELICITATION_CREATE.to_owned(),
             params: json!({
                 "mode": "form",
-                "message": message.into(),
-                "requestedSchema": {"type": "object", "properties": properties, "required": [CHOICE_FIELD]},
+                "message": message,
+                "requestedSchema": {"type": "object", "properties": properties, "required": [field]},
             }),
         }))
     }

@@ -57,7 +57,64 @@ pub(crate) enum RoundEnd {
     BadArguments(String),
 }
 
+/// Runs one round in a `mrtr.round` span: method, target, round, flow id and resume point (never
+/// the token), then the outcome and the duration.
 pub(crate) async fn run_round(
+    env: &Environment,
+    machine: &dyn Machine,
+    input: RoundInput<'_>,
+) -> Result<RoundEnd, RpcError> {
+    use tracing::field::Empty;
+    let span = tracing::info_span!(
+        target: "mrtr::round",
+        "mrtr.round",
+        method = input.method,
+        target = input.target,
+        round = Empty,
+        flow = Empty,
+        resume = Empty,
+        outcome = Empty,
+        keys = Empty,
+        reason = Empty,
+        duration_us = Empty,
+    );
+    let started = std::time::Instant::now();
+    let ended = tracing::Instrument::instrument(round(env, machine, input), span.clone()).await;
+    if !span.is_disabled() {
+        record_outcome(&span, &ended);
+        span.record("duration_us", started.elapsed().as_micros() as u64);
+    }
+    ended
+}
+
+/// How the round ended, on its span.
+fn record_outcome(span: &tracing::Span, ended: &Result<RoundEnd, RpcError>) {
+    let (outcome, reason) = match ended {
+        Ok(RoundEnd::Complete(_)) => ("complete", None),
+        Ok(RoundEnd::Failed(message)) => ("tool_error", Some(message.clone())),
+        Ok(RoundEnd::InputRequired { requests, .. }) => {
+            let keys: Vec<&str> = requests.iter().map(|(key, _)| key.as_str()).collect();
+            span.record("keys", keys.join(","));
+            ("input_required", None)
+        }
+        Ok(RoundEnd::TooManyRounds(cap)) => ("refused", Some(format!("more than {cap} rounds"))),
+        Ok(RoundEnd::Denied(_)) => ("refused", Some("not authorized".to_owned())),
+        Ok(RoundEnd::BadArguments(reason)) => {
+            ("refused", Some(format!("invalid arguments: {reason}")))
+        }
+        // An invalid state's precise reason is logged under `mrtr::state`.
+        Err(error) => (
+            "refused",
+            Some(format!("{}: {}", error.code, error.message)),
+        ),
+    };
+    span.record("outcome", outcome);
+    if let Some(reason) = reason {
+        span.record("reason", reason);
+    }
+}
+
+async fn round(
     env: &Environment,
     machine: &dyn Machine,
     input: RoundInput<'_>,
@@ -86,6 +143,10 @@ pub(crate) async fn run_round(
             (env.codec.start_flow(fingerprint), fresh, false, None)
         }
     };
+    let span = tracing::Span::current();
+    span.record("round", flow.round());
+    span.record("flow", tracing::field::display(flow.id()));
+    span.record("resume", state.pc);
     // Authorization before redemption: a denied round must not spend a single-use state.
     if let Some(authorizer) = &env.authorizer {
         let access = Access {

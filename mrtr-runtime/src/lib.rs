@@ -6,7 +6,8 @@
 //!   their answers; [`form`]: the restricted elicitation schema and its validation.
 //! * [`Machine`] and its descriptors [`Tool`], [`Prompt`], [`Resource`]: what a multi-round
 //!   handler implements; [`Context`]: what it sees of the round.
-//! * [`Server`]: a framework-agnostic MCP 2026-07-28 server running those machines.
+//! * [`Server`]: a framework-agnostic MCP 2026-07-28 server running those machines;
+//!   [`legacy`]: the same machines for 2025-11-25 clients, run in process over their session.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -20,6 +21,7 @@ mod error;
 pub mod form;
 mod frame;
 mod input;
+pub mod legacy;
 mod machine;
 pub mod protocol;
 mod results;
@@ -41,6 +43,7 @@ pub use error::ToolError;
 pub use form::{Choice, ChoiceOption, Form, FormField, FormSchema};
 pub use frame::Frame;
 pub use input::InputRequest;
+pub use legacy::LegacyOptions;
 pub use machine::{
     Answers, CacheHint, CacheScope, Machine, Outcome, Prompt, PromptArgument, PromptDescriptor,
     Resource, ResourceDescriptor, Step, StepError, Suspension, Tool, ToolDescriptor,

@@ -27,6 +27,14 @@ pub trait Machine: Send + Sync + 'static {
     /// Runs from `step.pc` to the next suspension or to the end. `pc` 0 is the start, with an
     /// empty frame and no answers.
     fn step<'a>(&'a self, step: Step<'a>) -> BoxFuture<'a, Result<Outcome, StepError>>;
+
+    /// The machine's flow as Mermaid flowchart text: its start, each ask (keys and kinds), its
+    /// end, and which can follow which. `#[mrtr::tool]`, `#[mrtr::prompt]` and
+    /// `#[mrtr::resource]` provide it (and draw it in the function's rustdoc); `None` for a
+    /// hand-written machine.
+    fn flow(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 /// The input of one [`Machine::step`].
@@ -350,6 +358,10 @@ where
     fn step<'a>(&'a self, step: Step<'a>) -> BoxFuture<'a, Result<Outcome, StepError>> {
         let machine = self();
         Box::pin(async move { machine.step(step).await })
+    }
+
+    fn flow(&self) -> Option<&'static str> {
+        self().flow()
     }
 }
 

@@ -251,9 +251,10 @@ impl Server {
             if method == "initialize" {
                 return Err(RpcError::new(
                     codes::METHOD_NOT_FOUND,
-                    "this server speaks MCP 2026-07-28 only: there is no initialize handshake; send \
+                    "this endpoint speaks MCP 2026-07-28 only: there is no initialize handshake; send \
                      each request with params._meta carrying the protocol version and client \
-                     capabilities (2025-11-25 clients are not supported)",
+                     capabilities (2025-11-25 clients are served over a session: \
+                     mrtr::rmcp::McpServer, or Server::handle_legacy)",
                 ));
             }
             return Err(RpcError::method_not_found(method));
@@ -647,7 +648,8 @@ pub(crate) fn check_meta(
 ) -> Result<ClientCapabilities, RpcError> {
     let hint = "every MCP 2026-07-28 request carries params._meta with \
                 io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities \
-                (2025-11-25 clients are not supported)";
+                (2025-11-25 clients are served over a session: mrtr::rmcp::McpServer, or \
+                Server::handle_legacy)";
     let meta =
         meta.ok_or_else(|| RpcError::invalid_params(format!("missing params._meta: {hint}")))?;
     let version = meta.get(META_PROTOCOL_VERSION).and_then(Value::as_str);

@@ -1,6 +1,8 @@
 //! A harness for multi-round tools, prompts and resources: drive a flow round by round with
 //! scripted answers, assert what each round asks, and attack its tokens (tamper, expire,
-//! re-bind, replay) the way a hostile client would.
+//! re-bind, replay) the way a hostile client would; or drive it to its end with one
+//! [`Script`], over MRTR ([`Harness::run`]) and over a simulated 2025-11-25 session
+//! ([`Harness::run_legacy`]), to assert that both generations of clients get the same result.
 //!
 //! The `mrtr` crate's `testing` module documentation has a worked example.
 
@@ -12,6 +14,10 @@ use serde_json::{Map, Value, json};
 use crate::machine::{Prompt, Resource, Tool};
 use crate::server::{Server, ServerBuilder};
 use crate::token::{KeyId, KeyRing, ManualClock, Mode, SecretKey, StateCodec};
+
+mod both_ways;
+
+pub use both_ways::{Question, Run, Script};
 
 /// Ready-made answers for [`Round::answer`].
 pub mod answer {

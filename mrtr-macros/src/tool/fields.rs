@@ -155,10 +155,10 @@ impl Scan<'_> {
         for (index, token) in tokens.iter().enumerate() {
             match token {
                 TokenTree::Group(group) => self.tokens(group.stream())?,
-                TokenTree::Literal(literal) => {
-                    if format_captures(&literal.to_string()).contains(&self.name) {
-                        return None;
-                    }
+                TokenTree::Literal(literal)
+                    if format_captures(&literal.to_string()).contains(&self.name) =>
+                {
+                    return None;
                 }
                 TokenTree::Ident(ident) if *ident == self.name => {
                     let before = index.checked_sub(1).map(|index| &tokens[index]);

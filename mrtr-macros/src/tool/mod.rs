@@ -7,6 +7,7 @@ mod ask;
 mod emit;
 mod fields;
 mod fingerprint;
+mod flow;
 mod ir;
 mod kind;
 mod liveness;
@@ -197,7 +198,7 @@ fn shape(
             site.resume, keys, kept
         ));
     }
-    shape.push_str(&function.block.to_token_stream().to_string());
+    shape.push_str(&fingerprint::canonical(function.block.to_token_stream()));
     shape
 }
 
@@ -315,7 +316,7 @@ fn check_attributes(function: &ItemFn, what: &str, errors: &mut Errors) {
 /// The function that stands for the tool: it keeps the author's name, docs and visibility, and
 /// returns the machine, which registration takes (`.tool(name)`). A function, not a unit
 /// value, so the body can bind a local of the same name.
-fn unit_value(function: &ItemFn) -> TokenStream {
+fn unit_value(function: &ItemFn, flow: Option<&str>) -> TokenStream {
     let (vis, ident) = (&function.vis, &function.sig.ident);
     let machine = machine_type(function);
     let cfgs = cfgs(function);
@@ -323,6 +324,7 @@ fn unit_value(function: &ItemFn) -> TokenStream {
         .attrs
         .iter()
         .filter(|attr| attr.path().is_ident("doc"));
+    let flow_docs = flow.map(flow_docs);
     quote! {
         #(#cfgs)*
         #[doc(hidden)]
@@ -332,11 +334,24 @@ fn unit_value(function: &ItemFn) -> TokenStream {
 
         #(#cfgs)*
         #(#docs)*
+        #flow_docs
         #[allow(dead_code)]
         #vis fn #ident() -> #machine {
             #machine
         }
     }
+}
+
+/// Where rustdoc pages load Mermaid from to draw a machine's flow (the text stays readable
+/// where it cannot load).
+const MERMAID_SCRIPT: &str = "https://cdn.jsdelivr.net/npm/mermaid@11/dist/mermaid.esm.min.mjs";
+
+/// The flow appended to the function's rustdoc: a Mermaid diagram, drawn by the script.
+fn flow_docs(flow: &str) -> TokenStream {
+    let html = format!(
+        "\n\n# Flow\n\n<pre class=\"mermaid\">\n{flow}</pre>\n<script type=\"module\">import mermaid from \"{MERMAID_SCRIPT}\"; mermaid.initialize({{ startOnLoad: true }});</script>\n"
+    );
+    quote!(#[doc = #html])
 }
 
 fn expand_machine(
@@ -374,7 +389,8 @@ fn expand_machine(
     // Located at the return type: an output the kind cannot send is reported there.
     let finish =
         kind.finish(proc_macro2::Span::call_site().located_at(syn::spanned::Spanned::span(output)));
-    let unit = unit_value(function);
+    let flow = flow::mermaid(program, &name(function, options));
+    let unit = unit_value(function, Some(&flow));
     quote! {
         #unit
 
@@ -383,6 +399,10 @@ fn expand_machine(
         impl #krate::__private::Machine for #ident {
             fn fingerprint(&self) -> #krate::__private::Fingerprint {
                 #krate::__private::Fingerprint::from_bytes([#(#fingerprint),*])
+            }
+
+            fn flow(&self) -> ::core::option::Option<&'static str> {
+                ::core::option::Option::Some(#flow)
             }
 
             #(#lints)*
@@ -488,7 +508,7 @@ fn fallback(kind: Kind, function: &ItemFn, options: &Options) -> TokenStream {
     let krate = &options.krate;
     let ident = machine_type(function);
     let cfgs = cfgs(function);
-    let unit = unit_value(function);
+    let unit = unit_value(function, None);
     let descriptor = descriptor(kind, function, None, options, &[]);
     let descriptor_trait = kind.descriptor_trait();
     quote! {

@@ -7,6 +7,21 @@
     ::core::default::Default
 )]
 struct __mrtr_machine_pick_even;
+/**
+
+# Flow
+
+<pre class="mermaid">
+flowchart TD
+    start(["pick_even"])
+    ask0[/"ask number: form"/]
+    done(["done"])
+    start --> ask0
+    ask0 --> ask0
+    ask0 --> done
+</pre>
+<script type="module">import mermaid from "https://cdn.jsdelivr.net/npm/mermaid@11/dist/mermaid.esm.min.mjs"; mermaid.initialize({ startOnLoad: true });</script>
+*/
 #[allow(dead_code)]
 fn pick_even() -> __mrtr_machine_pick_even {
     __mrtr_machine_pick_even
@@ -15,9 +30,14 @@ fn pick_even() -> __mrtr_machine_pick_even {
 impl ::mrtr::__private::Machine for __mrtr_machine_pick_even {
     fn fingerprint(&self) -> ::mrtr::__private::Fingerprint {
         ::mrtr::__private::Fingerprint::from_bytes([
-            122u8, 104u8, 172u8, 173u8, 221u8, 97u8, 97u8, 165u8, 178u8, 243u8, 206u8,
-            132u8, 91u8, 147u8, 41u8, 106u8,
+            248u8, 19u8, 75u8, 73u8, 243u8, 2u8, 180u8, 167u8, 31u8, 218u8, 252u8, 178u8,
+            195u8, 10u8, 13u8, 86u8,
         ])
+    }
+    fn flow(&self) -> ::core::option::Option<&'static str> {
+        ::core::option::Option::Some(
+            "flowchart TD\n    start([\"pick_even\"])\n    ask0[/\"ask number: form\"/]\n    done([\"done\"])\n    start --> ask0\n    ask0 --> ask0\n    ask0 --> done\n",
+        )
     }
     fn step<'__mrtr_a>(
         &'__mrtr_a self,

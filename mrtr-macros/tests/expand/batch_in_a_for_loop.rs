@@ -7,6 +7,22 @@
     ::core::default::Default
 )]
 struct __mrtr_machine_order;
+/**
+
+# Flow
+
+<pre class="mermaid">
+flowchart TD
+    start(["order"])
+    ask0[/"ask size: form, extra: form"/]
+    done(["done"])
+    start --> ask0
+    start --> done
+    ask0 --> ask0
+    ask0 --> done
+</pre>
+<script type="module">import mermaid from "https://cdn.jsdelivr.net/npm/mermaid@11/dist/mermaid.esm.min.mjs"; mermaid.initialize({ startOnLoad: true });</script>
+*/
 #[allow(dead_code)]
 fn order() -> __mrtr_machine_order {
     __mrtr_machine_order
@@ -15,9 +31,14 @@ fn order() -> __mrtr_machine_order {
 impl ::mrtr::__private::Machine for __mrtr_machine_order {
     fn fingerprint(&self) -> ::mrtr::__private::Fingerprint {
         ::mrtr::__private::Fingerprint::from_bytes([
-            110u8, 223u8, 28u8, 180u8, 53u8, 164u8, 121u8, 57u8, 127u8, 134u8, 73u8,
-            74u8, 47u8, 60u8, 136u8, 56u8,
+            241u8, 91u8, 68u8, 224u8, 211u8, 54u8, 18u8, 177u8, 46u8, 149u8, 250u8,
+            184u8, 72u8, 175u8, 44u8, 0u8,
         ])
+    }
+    fn flow(&self) -> ::core::option::Option<&'static str> {
+        ::core::option::Option::Some(
+            "flowchart TD\n    start([\"order\"])\n    ask0[/\"ask size: form, extra: form\"/]\n    done([\"done\"])\n    start --> ask0\n    start --> done\n    ask0 --> ask0\n    ask0 --> done\n",
+        )
     }
     fn step<'__mrtr_a>(
         &'__mrtr_a self,

@@ -8,6 +8,20 @@
 )]
 struct __mrtr_machine_get_weather;
 /// Current weather for a location.
+/**
+
+# Flow
+
+<pre class="mermaid">
+flowchart TD
+    start(["get_weather"])
+    ask0[/"ask github_login: form"/]
+    done(["done"])
+    start --> ask0
+    ask0 --> done
+</pre>
+<script type="module">import mermaid from "https://cdn.jsdelivr.net/npm/mermaid@11/dist/mermaid.esm.min.mjs"; mermaid.initialize({ startOnLoad: true });</script>
+*/
 #[allow(dead_code)]
 fn get_weather() -> __mrtr_machine_get_weather {
     __mrtr_machine_get_weather
@@ -16,9 +30,14 @@ fn get_weather() -> __mrtr_machine_get_weather {
 impl ::mrtr::__private::Machine for __mrtr_machine_get_weather {
     fn fingerprint(&self) -> ::mrtr::__private::Fingerprint {
         ::mrtr::__private::Fingerprint::from_bytes([
-            232u8, 245u8, 248u8, 212u8, 93u8, 100u8, 187u8, 168u8, 3u8, 15u8, 36u8, 65u8,
-            126u8, 196u8, 71u8, 9u8,
+            229u8, 96u8, 201u8, 143u8, 18u8, 160u8, 197u8, 214u8, 43u8, 104u8, 191u8,
+            28u8, 179u8, 212u8, 245u8, 149u8,
         ])
+    }
+    fn flow(&self) -> ::core::option::Option<&'static str> {
+        ::core::option::Option::Some(
+            "flowchart TD\n    start([\"get_weather\"])\n    ask0[/\"ask github_login: form\"/]\n    done([\"done\"])\n    start --> ask0\n    ask0 --> done\n",
+        )
     }
     fn step<'__mrtr_a>(
         &'__mrtr_a self,

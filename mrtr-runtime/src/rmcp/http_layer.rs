@@ -8,7 +8,7 @@ use std::task::{Context, Poll, ready};
 
 use bytes::Bytes;
 use http_body::{Body, Frame};
-use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
 use super::McpServer;
@@ -246,21 +246,26 @@ impl<B: Body<Data = Bytes> + Unpin> Body for RetiredFieldsBody<B> {
     }
 }
 
-/// The stateless streamable-HTTP service of one mrtr server: what to mount at `/mcp`.
+/// The streamable-HTTP service of one mrtr server: what to mount at `/mcp`.
 pub type StreamableHttp =
-    RetiredFieldsService<StreamableHttpService<McpServer, NeverSessionManager>>;
+    RetiredFieldsService<StreamableHttpService<McpServer, LocalSessionManager>>;
 
 impl McpServer {
-    /// Stateless streamable HTTP for this server (rmcp's `StreamableHttpService` with one
-    /// handler per request, all sharing the server and its keys), with the retired-field
-    /// filter applied. Mount it in any tower-based router, e.g. axum's `nest_service("/mcp", ..)`.
-    /// `config` is rmcp's; legacy sessions are turned off (MRTR needs none).
+    /// Streamable HTTP for this server (rmcp's `StreamableHttpService`), with the
+    /// retired-field filter applied. Mount it in any tower-based router, e.g. axum's
+    /// `nest_service("/mcp", ..)`. `config` is rmcp's.
+    ///
+    /// 2026-07-28 requests are served statelessly, one handler per request, all sharing the
+    /// server and its keys. An `initialize` opens a session (in this process's memory) for a
+    /// 2025-11-25 or 2025-06-18 client, unless [`McpServer::without_legacy`]: then no
+    /// session is ever created.
     pub fn streamable_http(self, config: StreamableHttpServerConfig) -> StreamableHttp {
         let server = self;
+        let sessions = server.legacy().is_some();
         let service = StreamableHttpService::new(
             move || Ok(server.clone()),
-            Arc::new(NeverSessionManager::default()),
-            config.with_legacy_session_mode(false),
+            Arc::new(LocalSessionManager::default()),
+            config.with_legacy_session_mode(sessions),
         );
         tower_layer::Layer::layer(&RetiredFieldsLayer, service)
     }

@@ -18,6 +18,11 @@
 //! The authenticated principal (states are bound to it) is read from a [`Principal`] in the
 //! request's extensions: put one there from your HTTP authentication layer (rmcp passes the
 //! HTTP request's `Parts` through), or into the rmcp context's extensions.
+//!
+//! Clients of 2025-11-25 and 2025-06-18 are served too, on the session their `initialize`
+//! opens (stdio, or streamable HTTP with `Mcp-Session-Id`): their calls run the machine in
+//! process and its questions go to them as requests ([`crate::legacy`];
+//! [`McpServer::with_legacy`] configures it, [`McpServer::without_legacy`] refuses them).
 
 use std::borrow::Cow;
 
@@ -38,7 +43,14 @@ use serde_json::{Map, Value};
 
 mod convert;
 mod http_layer;
+mod legacy;
 mod retired;
+mod serve;
+
+/// The `rmcp` crate mrtr is built on, re-exported: its transports, models and handler traits
+/// at exactly the version mrtr uses, without pinning it yourself.
+pub use rmcp as sdk;
+pub use serve::ServeError;
 
 pub use http_layer::{RetiredFieldsBody, RetiredFieldsLayer, RetiredFieldsService, StreamableHttp};
 pub use retired::{
@@ -57,12 +69,18 @@ pub struct Principal(pub String);
 #[derive(Clone, Debug)]
 pub struct McpServer {
     server: Server,
+    /// How 2025-era sessions are served (`None`: refused at the handshake); see legacy.rs.
+    legacy: Option<crate::legacy::LegacyOptions>,
 }
 
 impl McpServer {
-    /// Serves `server` through rmcp.
+    /// Serves `server` through rmcp, to 2026-07-28 clients and, over a session, to
+    /// 2025-11-25 and 2025-06-18 ones (see [`McpServer::with_legacy`]).
     pub fn new(server: Server) -> Self {
-        Self { server }
+        Self {
+            server,
+            legacy: Some(crate::legacy::LegacyOptions::default()),
+        }
     }
 
     /// The served mrtr server.
@@ -77,6 +95,10 @@ impl McpServer {
         params: impl Serialize,
         context: &RequestContext<RoleServer>,
     ) -> Result<R, ErrorData> {
+        // A 2025-era session: the machine runs here and asks the client (legacy.rs).
+        if let Some(session) = self.legacy_session(context) {
+            return self.forward_legacy(method, params, context, session).await;
+        }
         let mut params = match serde_json::to_value(params) {
             Ok(Value::Object(params)) => params,
             Ok(Value::Null) => Map::new(),
@@ -248,10 +270,10 @@ fn is_input_required(result: &Value) -> bool {
 }
 
 impl ServerHandler for McpServer {
-    /// Only 2026-07-28: MRTR has no meaning for older revisions, whose clients are refused at
-    /// the handshake rather than half-served.
+    /// 2026-07-28, and 2025-11-25 / 2025-06-18 sessions unless [`McpServer::without_legacy`]
+    /// (then older clients are refused at the handshake rather than half-served).
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        Cow::Owned(vec![ProtocolVersion::V_2026_07_28])
+        Cow::Owned(self.protocol_versions())
     }
 
     fn get_info(&self) -> ServerConfig {
@@ -285,6 +307,14 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        // A 2025-era session: the machine runs here and asks the client (legacy.rs); it
+        // always ends complete.
+        if let Some(session) = self.legacy_session(&context) {
+            let result: rmcp::model::CallToolResult = self
+                .forward_legacy("tools/call", request, &context, session)
+                .await?;
+            return Ok(CallToolResponse::Complete(result));
+        }
         let retry = Retry {
             arguments: request.arguments,
             input_responses: request.input_responses,
@@ -317,6 +347,14 @@ impl ServerHandler for McpServer {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
+        // A 2025-era session: the machine runs here and asks the client (legacy.rs); it
+        // always ends complete.
+        if let Some(session) = self.legacy_session(&context) {
+            let result: rmcp::model::GetPromptResult = self
+                .forward_legacy("prompts/get", request, &context, session)
+                .await?;
+            return Ok(GetPromptResponse::Complete(result));
+        }
         let retry = Retry {
             arguments: request.arguments,
             input_responses: request.input_responses,
@@ -355,6 +393,14 @@ impl ServerHandler for McpServer {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
+        // A 2025-era session: the machine runs here and asks the client (legacy.rs); it
+        // always ends complete.
+        if let Some(session) = self.legacy_session(&context) {
+            let result: rmcp::model::ReadResourceResult = self
+                .forward_legacy("resources/read", request, &context, session)
+                .await?;
+            return Ok(ReadResourceResponse::Complete(result));
+        }
         let retry = Retry {
             arguments: None,
             input_responses: request.input_responses,

@@ -1,0 +1,450 @@
+//! Serving 2025-11-25 (and 2025-06-18) clients, which know no `input_required`: on their
+//! session the machine runs here, in process, and each suspension becomes real
+//! server-to-client requests.
+//!
+//! Every resume goes through [`Server::handle_request`], exactly as a client's retry would:
+//! the frame is sealed and opened by the codec, authorization runs every round, and the round
+//! cap, the fingerprint, `single_use` and `cx.idempotency_key()` behave as in MRTR. Only the
+//! client's part is played here: the questions of a round are sent to the client at once,
+//! their answers become the next round's `inputResponses`, the state is echoed byte for byte.
+//!
+//! The host supplies the session ([`LegacySession`]): `mrtr_runtime::rmcp` does for rmcp, and
+//! `mrtr_runtime::testing` simulates one.
+
+use std::collections::BTreeSet;
+use std::future::{Future, poll_fn};
+use std::pin::Pin;
+use std::task::Poll;
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+
+use crate::capabilities::{ClientCapabilities, InputKind};
+use crate::context::BoxFuture;
+use crate::input::InputRequest;
+use crate::protocol::{
+    META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, META_SERVER_INFO, PROTOCOL_VERSION, RpcError,
+    codes,
+};
+use crate::results::{CallToolResult, ToolOutput};
+use crate::server::Server;
+
+/// How long the client may take to answer one request (the user is filling in a form):
+/// 10 minutes, like a round's expiry.
+pub const DEFAULT_CLIENT_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// The pause before a state-only round (`recheck()`) resumes, so polling does not spin.
+pub const DEFAULT_RECHECK_DELAY: Duration = Duration::from_millis(250);
+
+/// `notifications/elicitation/complete` (2025-11-25): an accepted URL elicitation is over.
+pub const ELICITATION_COMPLETE: &str = "notifications/elicitation/complete";
+
+/// How a legacy session runs flows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LegacyOptions {
+    client_timeout: Duration,
+    recheck_delay: Duration,
+}
+
+impl Default for LegacyOptions {
+    fn default() -> Self {
+        Self {
+            client_timeout: DEFAULT_CLIENT_TIMEOUT,
+            recheck_delay: DEFAULT_RECHECK_DELAY,
+        }
+    }
+}
+
+impl LegacyOptions {
+    /// The defaults: [`DEFAULT_CLIENT_TIMEOUT`] and [`DEFAULT_RECHECK_DELAY`].
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// How long the client may take to answer one request before the call ends with a tool
+    /// error (default [`DEFAULT_CLIENT_TIMEOUT`]).
+    pub fn client_timeout(mut self, timeout: Duration) -> Self {
+        self.client_timeout = timeout;
+        self
+    }
+
+    /// The pause before a `recheck()` round resumes (default [`DEFAULT_RECHECK_DELAY`]).
+    pub fn recheck_delay(mut self, delay: Duration) -> Self {
+        self.recheck_delay = delay;
+        self
+    }
+
+    /// The configured client timeout.
+    pub fn timeout(&self) -> Duration {
+        self.client_timeout
+    }
+
+    /// The configured recheck delay.
+    pub fn delay(&self) -> Duration {
+        self.recheck_delay
+    }
+}
+
+/// One server-to-client request of a suspension.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RequestToClient {
+    /// The key of the `ask!` it comes from (never on the wire; for hosts' logs and simulated
+    /// clients).
+    pub key: String,
+    /// `elicitation/create`, `sampling/createMessage` or `roots/list`.
+    pub method: String,
+    /// The params to send (a URL elicitation's carry its `elicitationId`).
+    pub params: Value,
+}
+
+/// Why a request to the client produced no answer.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ClientFailure {
+    /// The client answered with a JSON-RPC error.
+    #[error("the client answered with error {code}: {message}")]
+    Error {
+        /// Its code.
+        code: i64,
+        /// Its message.
+        message: String,
+    },
+    /// The client did not answer in time.
+    #[error("the client did not answer within {} s", .0.as_secs())]
+    TimedOut(Duration),
+    /// The session cannot carry requests to the client (closed, or a request that came
+    /// without a session).
+    #[error("{0}")]
+    Unreachable(String),
+}
+
+/// The client's side of a 2025-era session, as the host provides it.
+pub trait LegacySession: Send + Sync {
+    /// What the client declared in `initialize`.
+    fn capabilities(&self) -> &ClientCapabilities;
+
+    /// Sends `request` to the client and waits at most `timeout` for its result.
+    fn request(
+        &self,
+        request: RequestToClient,
+        timeout: Duration,
+    ) -> BoxFuture<'_, Result<Value, ClientFailure>>;
+
+    /// Sends a notification to the client (`notifications/elicitation/complete`). Best effort.
+    fn notify(&self, method: &str, params: Value) -> BoxFuture<'_, ()>;
+
+    /// Reports progress between rounds, if the client asked for it (a `progressToken` on its
+    /// request). Best effort; the default sends nothing.
+    fn progress(&self, _progress: u32, _message: String) -> BoxFuture<'_, ()> {
+        Box::pin(std::future::ready(()))
+    }
+
+    /// Waits `delay` (before a `recheck()` round resumes).
+    fn pause(&self, delay: Duration) -> BoxFuture<'_, ()>;
+
+    /// Whether requests can reach the client at all; `Err` says why not (a request that came
+    /// without a session). A machine that needs to ask then ends with that reason, whatever
+    /// it asks. The default: reachable.
+    fn reachable(&self) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// The three methods whose machines may ask.
+fn is_flow(method: &str) -> bool {
+    matches!(method, "tools/call" | "prompts/get" | "resources/read")
+}
+
+impl Server {
+    /// Runs one request of a 2025-era client (no per-request `_meta`) over `session`: list
+    /// methods answer at once; a `tools/call`, `prompts/get` or `resources/read` runs its
+    /// machine to the end, sending each suspension's questions to the client. Returns the
+    /// result in the client's revision's shape (no `resultType`, cache hints or `serverInfo`)
+    /// or the JSON-RPC error.
+    ///
+    /// A question of a kind the client did not declare is never sent: a tool ends with a tool
+    /// error carrying the same message as MRTR's `-32021`, a prompt or resource with that
+    /// error. A client that answers an elicitation with an error, or does not answer within
+    /// the timeout, ends the call the same way; one that answers sampling or roots with an
+    /// error gives the tool [`Reply::Missing`](crate::Reply::Missing).
+    pub async fn handle_legacy(
+        &self,
+        method: &str,
+        params: Value,
+        principal: Option<&str>,
+        session: &dyn LegacySession,
+        options: &LegacyOptions,
+    ) -> Result<Value, RpcError> {
+        let mut base = match params {
+            Value::Object(params) => params,
+            Value::Null => Map::new(),
+            _ => return Err(RpcError::invalid_params("params must be an object")),
+        };
+        // The legacy `_meta` (a progress token) is the session's business, not the machine's.
+        base.remove("_meta");
+        // What only a retry carries comes from this loop, never from the client.
+        base.remove("inputResponses");
+        base.remove("requestState");
+        let meta = json!({
+            META_PROTOCOL_VERSION: PROTOCOL_VERSION,
+            META_CLIENT_CAPABILITIES: Value::Object(session.capabilities().as_object().clone()),
+        });
+        base.insert("_meta".into(), meta);
+        if !is_flow(method) {
+            let result = self
+                .handle_request(method, Value::Object(base), principal)
+                .await?;
+            return Ok(legacy_shape(result));
+        }
+        Flow {
+            server: self,
+            method,
+            principal,
+            session,
+            options,
+            failed: BTreeSet::new(),
+            open_urls: Vec::new(),
+        }
+        .run(base)
+        .await
+    }
+}
+
+/// One call's loop over its rounds.
+struct Flow<'a> {
+    server: &'a Server,
+    method: &'a str,
+    principal: Option<&'a str>,
+    session: &'a dyn LegacySession,
+    options: &'a LegacyOptions,
+    /// Keys whose sampling or roots request the client answered with an error: left out of
+    /// every later round, so the machine gets `Reply::Missing`.
+    failed: BTreeSet<String>,
+    /// `elicitationId`s of accepted URL elicitations not yet declared complete.
+    open_urls: Vec<String>,
+}
+
+/// One question on its way to the client.
+type Asking<'a> = Pin<Box<dyn Future<Output = Outcome> + Send + 'a>>;
+
+/// What became of one question of a round.
+enum Outcome {
+    Answered(Value),
+    /// Left out of `inputResponses`.
+    Omitted,
+    /// Ends the call with this message.
+    Fatal(String),
+}
+
+impl Flow<'_> {
+    async fn run(mut self, base: Map<String, Value>) -> Result<Value, RpcError> {
+        let mut responses: Option<Map<String, Value>> = None;
+        let mut state: Option<String> = None;
+        for round in 1u32.. {
+            let mut params = base.clone();
+            if let Some(responses) = responses.take() {
+                params.insert("inputResponses".into(), Value::Object(responses));
+            }
+            if let Some(state) = &state {
+                params.insert("requestState".into(), state.clone().into());
+            }
+            let result = match self
+                .server
+                .handle_request(self.method, Value::Object(params), self.principal)
+                .await
+            {
+                Ok(result) => result,
+                Err(error) if error.code == codes::MISSING_REQUIRED_CLIENT_CAPABILITY => {
+                    let reason = self.session.reachable().err();
+                    return self.end(reason.unwrap_or(error.message)).await;
+                }
+                Err(error) => return Err(error),
+            };
+            if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+                self.complete_urls().await;
+                return Ok(legacy_shape(result));
+            }
+            state = result
+                .get("requestState")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            let questions = result
+                .get("inputRequests")
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default();
+            if let (false, Err(reason)) = (questions.is_empty(), self.session.reachable()) {
+                return self.end(reason).await;
+            }
+            if questions.is_empty() {
+                // `recheck()`: the machine waits on something out of band.
+                self.session.pause(self.options.recheck_delay).await;
+                continue;
+            }
+            // A round that asks again means the machine moved on from an accepted URL.
+            self.complete_urls().await;
+            let count = questions.len();
+            self.session
+                .progress(
+                    round,
+                    format!("waiting for the client's answer to {count} question(s)"),
+                )
+                .await;
+            let mut answers = Map::new();
+            for (key, outcome) in self.ask(questions).await {
+                match outcome {
+                    Outcome::Answered(answer) => {
+                        answers.insert(key, answer);
+                    }
+                    Outcome::Omitted => {}
+                    Outcome::Fatal(message) => return self.end(message).await,
+                }
+            }
+            responses = Some(answers);
+        }
+        unreachable!("the rounds of a flow are counted by u32 and capped by the server")
+    }
+
+    /// Sends a round's questions to the client at once and collects what became of each; the
+    /// first one that ends the call stops the others.
+    async fn ask(&mut self, questions: Map<String, Value>) -> Vec<(String, Outcome)> {
+        let mut pending: Vec<(String, Asking<'_>)> = Vec::new();
+        let mut url_ids = Vec::new();
+        for (key, question) in questions {
+            let request: InputRequest = match serde_json::from_value(question) {
+                Ok(request) => request,
+                Err(error) => {
+                    let outcome = Outcome::Fatal(format!("`{key}` is not a request: {error}"));
+                    return vec![(key, outcome)];
+                }
+            };
+            if self.failed.contains(&key) {
+                pending.push((key, Box::pin(std::future::ready(Outcome::Omitted))));
+                continue;
+            }
+            let kind = request.kind();
+            let mut params = request.params;
+            if kind == InputKind::UrlElicitation
+                && let Value::Object(params) = &mut params
+            {
+                let id = elicitation_id();
+                params.insert("elicitationId".into(), id.clone().into());
+                url_ids.push((key.clone(), id));
+            }
+            let outgoing = RequestToClient {
+                key: key.clone(),
+                method: request.method,
+                params,
+            };
+            let (session, timeout) = (self.session, self.options.client_timeout);
+            let future = async move {
+                let method = outgoing.method.clone();
+                let key = outgoing.key.clone();
+                match session.request(outgoing, timeout).await {
+                    Ok(answer) => Outcome::Answered(answer),
+                    Err(ClientFailure::Error { .. }) if !is_elicitation(kind) => Outcome::Omitted,
+                    Err(failure) => Outcome::Fatal(format!(
+                        "the request `{method}` for `{key}` failed: {failure}"
+                    )),
+                }
+            };
+            pending.push((key, Box::pin(future)));
+        }
+        let outcomes = join_until_fatal(pending).await;
+        for (key, outcome) in &outcomes {
+            match outcome {
+                Outcome::Omitted => {
+                    self.failed.insert(key.clone());
+                }
+                Outcome::Answered(answer) if answer.get("action") == Some(&json!("accept")) => {
+                    if let Some((_, id)) = url_ids.iter().find(|(url_key, _)| url_key == key) {
+                        self.open_urls.push(id.clone());
+                    }
+                }
+                _ => {}
+            }
+        }
+        outcomes
+    }
+
+    /// Tells the client that the accepted URL elicitations are over: the machine went past
+    /// them, to another question or to its end.
+    async fn complete_urls(&mut self) {
+        for id in std::mem::take(&mut self.open_urls) {
+            self.session
+                .notify(ELICITATION_COMPLETE, json!({"elicitationId": id}))
+                .await;
+        }
+    }
+
+    /// Ends the call with `message`: a tool error for a tool (the model reads it), the error
+    /// for a prompt or resource.
+    async fn end(mut self, message: String) -> Result<Value, RpcError> {
+        self.complete_urls().await;
+        if self.method == "tools/call" {
+            return Ok(CallToolResult::error(message).into_tool_result());
+        }
+        Err(RpcError::handler_error(message))
+    }
+}
+
+fn is_elicitation(kind: InputKind) -> bool {
+    matches!(kind, InputKind::FormElicitation | InputKind::UrlElicitation)
+}
+
+/// Polls every future until all are done, or one ends the call (the rest are dropped, which
+/// cancels them).
+async fn join_until_fatal<'f>(mut pending: Vec<(String, Asking<'f>)>) -> Vec<(String, Outcome)> {
+    let mut done: Vec<(String, Outcome)> = Vec::new();
+    poll_fn(|context| {
+        let mut index = 0;
+        while index < pending.len() {
+            match pending[index].1.as_mut().poll(context) {
+                Poll::Ready(outcome) => {
+                    let (key, _) = pending.swap_remove(index);
+                    let fatal = matches!(outcome, Outcome::Fatal(_));
+                    done.push((key, outcome));
+                    if fatal {
+                        pending.clear();
+                        return Poll::Ready(());
+                    }
+                }
+                Poll::Pending => index += 1,
+            }
+        }
+        if pending.is_empty() {
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
+    })
+    .await;
+    done
+}
+
+/// A fresh `elicitationId` for a URL elicitation: 128 random bits, hex.
+fn elicitation_id() -> String {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).expect("the operating system's random source is unavailable");
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+/// A final result as a 2025-era client expects it: no `resultType`, no cache hints, no
+/// `serverInfo` in `_meta` (all 2026-07-28 fields).
+pub(crate) fn legacy_shape(mut result: Value) -> Value {
+    if let Value::Object(fields) = &mut result {
+        fields.remove("resultType");
+        fields.remove("ttlMs");
+        fields.remove("cacheScope");
+        let empty_meta = match fields.get_mut("_meta") {
+            Some(Value::Object(meta)) => {
+                meta.remove(META_SERVER_INFO);
+                meta.is_empty()
+            }
+            _ => false,
+        };
+        if empty_meta {
+            fields.remove("_meta");
+        }
+    }
+    result
+}

@@ -1,0 +1,104 @@
+//! Each round runs in a `mrtr.round` span: method, target, round, flow id and resume point,
+//! then the outcome (with the keys asked, or the reason of a refusal) and the duration. The
+//! token never appears in it.
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+use mrtr::testing::{Harness, answer};
+use mrtr::{Form, ToolError, elicit};
+use serde_json::json;
+use tracing_subscriber::fmt::format::FmtSpan;
+
+#[derive(Form)]
+struct Login {
+    name: String,
+}
+
+#[mrtr::tool]
+async fn greet() -> Result<String, ToolError> {
+    let login = ask!(elicit::form::<Login>("Who are you?")).accepted()?;
+    Ok(format!("Hello, {}!", login.name))
+}
+
+#[derive(Clone, Default)]
+struct Sink(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Sink {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Sink {
+    /// The closed `mrtr.round` spans, one line each.
+    fn rounds(&self) -> Vec<String> {
+        String::from_utf8(self.0.lock().unwrap().clone())
+            .unwrap()
+            .lines()
+            .filter(|line| line.contains("mrtr.round") && line.contains("close"))
+            .map(str::to_owned)
+            .collect()
+    }
+}
+
+#[tokio::test]
+async fn every_round_has_a_span_with_its_outcome() {
+    let sink = Sink::default();
+    let writer = sink.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .with_span_events(FmtSpan::CLOSE)
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+
+    let harness = Harness::tool(greet);
+    let first = harness.call(json!({})).await;
+    let state = first.state();
+    first
+        .answer([("login", answer::accept(json!({"name": "Ada"})))])
+        .await;
+    first.answer([("login", answer::decline())]).await;
+    first.retry().state(first.tampered_state()).send().await;
+
+    let rounds = sink.rounds();
+    assert_eq!(rounds.len(), 4, "{rounds:#?}");
+    for line in &rounds {
+        assert!(line.contains(r#"method="tools/call""#), "{line}");
+        assert!(line.contains(r#"target="greet""#), "{line}");
+        assert!(line.contains("duration_us="), "{line}");
+        assert!(
+            !line.contains(&state),
+            "the token is never in a span: {line}"
+        );
+    }
+    let (asked, done, declined, tampered) = (&rounds[0], &rounds[1], &rounds[2], &rounds[3]);
+    assert!(asked.contains(r#"outcome="input_required""#), "{asked}");
+    assert!(asked.contains(r#"keys="login""#), "{asked}");
+    assert!(
+        asked.contains("round=1") && asked.contains("resume=0"),
+        "{asked}"
+    );
+    assert!(done.contains(r#"outcome="complete""#), "{done}");
+    assert!(done.contains("round=2"), "{done}");
+    assert!(
+        !done.contains("resume=0"),
+        "a retry resumes at the ask: {done}"
+    );
+    let flow = |line: &str| {
+        line.split("flow=")
+            .nth(1)
+            .and_then(|rest| rest.split_whitespace().next())
+            .map(str::to_owned)
+    };
+    assert!(flow(asked).is_some());
+    assert_eq!(flow(asked), flow(done), "both rounds belong to one flow");
+    assert!(declined.contains(r#"outcome="tool_error""#), "{declined}");
+    assert!(tampered.contains(r#"outcome="refused""#), "{tampered}");
+    assert!(tampered.contains("reason=\"-32602"), "{tampered}");
+}
