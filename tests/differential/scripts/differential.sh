@@ -18,6 +18,8 @@ CHUNKS=${CHUNKS:-17}
 CASES=${CASES:-300}
 FIRST_SEED=${FIRST_SEED:-1}
 LOG_DIR=${LOG_DIR:-${CARGO_TARGET_DIR:-target}/differential-logs}
+# Each chunk is a new crate: incremental caches of 17 chunks would only fill the disk.
+export CARGO_INCREMENTAL=0
 REFUSAL='is kept across an ask!, but another binding named'
 mkdir -p "$LOG_DIR"
 passed=0 failed=0 bodies=0 questions=0 refused=0
