@@ -289,19 +289,8 @@ impl StateCodec {
     /// as JSON: `{"p": pc, "s": steps, "f": {slot: value}, "q": {key: {"r": request, "a":
     /// answer, "n": re-asks}}}`. The claims' fingerprint reads as zeros.
     pub fn inspect(&self, token: &str) -> Result<Opened<serde_json::Value>, InvalidState> {
-        let settings = &*self.inner;
         let read = || -> Result<Opened<serde_json::Value>, Rejection> {
-            if token.len() > settings.max_token_len {
-                return Err(Rejection::Oversized {
-                    len: token.len(),
-                    max: settings.max_token_len,
-                });
-            }
-            let envelope = wire::Envelope::decode(token, settings.mode)?;
-            let keys = settings
-                .ring
-                .find(envelope.key_id())
-                .ok_or_else(|| Rejection::UnknownKeyId(envelope.key_id().to_owned()))?;
+            let (envelope, keys) = self.envelope(token)?;
             let flags = envelope.flags();
             let (body, id) = envelope.read_unauthenticated(&keys);
             let unknown = Fingerprint::from_bytes([0; 16]);
@@ -317,6 +306,23 @@ impl StateCodec {
             Ok(Opened { claims, payload })
         };
         read().map_err(InvalidState::new)
+    }
+
+    /// The first checks of every read: size cap, strict decoding, key lookup.
+    fn envelope(&self, token: &str) -> Result<(wire::Envelope, Arc<keys::DerivedKeys>), Rejection> {
+        let settings = &*self.inner;
+        if token.len() > settings.max_token_len {
+            return Err(Rejection::Oversized {
+                len: token.len(),
+                max: settings.max_token_len,
+            });
+        }
+        let envelope = wire::Envelope::decode(token, settings.mode)?;
+        let keys = settings
+            .ring
+            .find(envelope.key_id())
+            .ok_or_else(|| Rejection::UnknownKeyId(envelope.key_id().to_owned()))?;
+        Ok((envelope, keys))
     }
 
     fn inflate(&self, flags: u8, payload: &[u8]) -> Result<Vec<u8>, Rejection> {
@@ -336,17 +342,7 @@ impl StateCodec {
         fingerprint: Fingerprint,
     ) -> Result<(Claims, Vec<u8>, u8), Rejection> {
         let settings = &*self.inner;
-        if token.len() > settings.max_token_len {
-            return Err(Rejection::Oversized {
-                len: token.len(),
-                max: settings.max_token_len,
-            });
-        }
-        let envelope = wire::Envelope::decode(token, settings.mode)?;
-        let keys = settings
-            .ring
-            .find(envelope.key_id())
-            .ok_or_else(|| Rejection::UnknownKeyId(envelope.key_id().to_owned()))?;
+        let (envelope, keys) = self.envelope(token)?;
         let (flags, hints, salt) = (envelope.flags(), envelope.hints(), envelope.salt());
         let bound = binding::bound(&settings.audience, binding, fingerprint);
         let (body, id) = envelope.open(&keys, &bound).map_err(|rejection| {
