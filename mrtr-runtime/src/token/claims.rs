@@ -56,9 +56,13 @@ impl FlowId {
     }
 }
 
-/// A 128-bit hash identifying the shape of the code that mints a token (for a tool: its resume
-/// points, kept slots, keys and body source). A token is only resumed by code with the same
-/// fingerprint.
+/// A 128-bit hash identifying the code generation that mints a token. A token is only resumed by
+/// code with the same fingerprint.
+///
+/// For a `#[mrtr::tool]`, `#[mrtr::prompt]` or `#[mrtr::resource]` it is
+/// [`Fingerprint::of_version`] of the attribute, the name and the declared `version`: editing
+/// the body keeps it, and each resume point is then checked on its own (its identity and the
+/// types of what it keeps travel in the state). Bumping `version` refuses every flow in flight.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Fingerprint([u8; 16]);
 
@@ -74,6 +78,13 @@ impl Fingerprint {
         let mut bytes = [0u8; 16];
         bytes.copy_from_slice(&digest[..16]);
         Self(bytes)
+    }
+
+    /// The fingerprint of generated machines: `kind` is the attribute (`tool`, `prompt`,
+    /// `resource`), `name` the tool or prompt name or the resource URI, `version` the declared
+    /// `version` (1 by default). An operator's tool can compute it to check a token offline.
+    pub fn of_version(kind: &str, name: &str, version: u32) -> Self {
+        Self::of(format!("mrtr {kind} {name:?} version {version}").as_bytes())
     }
 
     /// The 16 raw bytes.
