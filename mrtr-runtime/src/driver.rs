@@ -153,18 +153,90 @@ pub fn keep<T: Kept>(frame: &mut Frame, name: &str, slot: &Option<T>) -> Result<
     Ok(())
 }
 
-/// Reads a kept value back from a verified frame: it must decode exactly, with nothing left.
+/// Reads a kept value back from a verified frame: it must decode exactly, with nothing left
+/// and nothing skipped (a field the type no longer has is not silently dropped).
 pub fn restore<T: Kept>(frame: &Frame, name: &str) -> Result<Option<T>, StepError> {
     let mut reader = frame
         .get(name)
         .ok_or_else(|| StepError::Frame(format!("`{name}` is missing")))?;
     // The serde error can quote the value; only the slot's name is reported.
-    let value = ciborium::from_reader(&mut reader)
+    let Strict { value, skipped } = ciborium::from_reader(&mut reader)
         .map_err(|_| StepError::Frame(format!("`{name}` does not decode as its type")))?;
+    if let Some(path) = skipped {
+        return Err(StepError::Frame(format!(
+            "`{name}` holds `{path}`, which its type does not have"
+        )));
+    }
     if !reader.is_empty() {
         return Err(StepError::Frame(format!("`{name}` has trailing bytes")));
     }
     Ok(Some(value))
+}
+
+/// A value decoded with note of the first part of the input its type skipped.
+struct Strict<T> {
+    value: T,
+    skipped: Option<String>,
+}
+
+impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for Strict<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let mut skipped = None;
+        let value = serde_ignored::deserialize(deserializer, |path| {
+            skipped.get_or_insert_with(|| path.to_string());
+        })?;
+        Ok(Self { value, skipped })
+    }
+}
+
+/// The signature of what a resume point keeps and expects: the name and type of each kept
+/// slot and the type of each answer, listed by the macro in a fixed order. FNV-1a, so it is the
+/// same in every build and on every platform for the same list.
+pub fn kept_types(entries: &[(&str, &str)]) -> u32 {
+    let mut hash: u32 = 0x811c_9dc5;
+    for (name, type_name) in entries {
+        for byte in name.bytes().chain([0]).chain(type_name.bytes()).chain([0]) {
+            hash = (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193);
+        }
+    }
+    hash
+}
+
+/// Checks, before a frame is decoded, that the state was minted by a build that keeps and
+/// expects at this resume point exactly what this build does (`minted` is the state's
+/// [`kept_types`]).
+pub fn check_kept_types(minted: u32, entries: &[(&str, &str)]) -> Result<(), StepError> {
+    if kept_types(entries) == minted {
+        return Ok(());
+    }
+    let now: Vec<String> = entries
+        .iter()
+        .map(|(name, type_name)| format!("{name}: {type_name}"))
+        .collect();
+    Err(StepError::Changed(format!(
+        "what is kept or asked here changed since the state was minted; this build has [{}]",
+        now.join(", ")
+    )))
+}
+
+/// The type a slot holds, for [`kept_types`].
+pub fn type_of<T>(_: &Option<T>) -> &'static str {
+    std::any::type_name::<T>()
+}
+
+/// The type an answer decodes into, for [`kept_types`].
+pub fn answer_type_of<A>(_: &Option<PhantomData<A>>) -> &'static str {
+    std::any::type_name::<A>()
+}
+
+/// The fingerprint of a generated machine, computed once per machine.
+pub fn versioned_fingerprint(
+    cache: &'static std::sync::OnceLock<crate::token::Fingerprint>,
+    kind: &str,
+    name: &str,
+    version: u32,
+) -> crate::token::Fingerprint {
+    *cache.get_or_init(|| crate::token::Fingerprint::of_version(kind, name, version))
 }
 
 /// The kept values of a state as JSON, for inspection and tests: the `"f"` member of what

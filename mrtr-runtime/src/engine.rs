@@ -135,7 +135,8 @@ async fn round(
         }
         None => {
             let fresh = SavedState {
-                pc: 0,
+                point: 0,
+                kept_types: 0,
                 frame: Frame::new(),
                 pending: BTreeMap::new(),
                 steps: 0,
@@ -143,10 +144,23 @@ async fn round(
             (env.codec.start_flow(fingerprint), fresh, false, None)
         }
     };
+    let mut at = Place::START;
+    if resumed {
+        at = Place::of_state(machine, state.point).ok_or_else(|| {
+            tracing::warn!(
+                target: "mrtr::state",
+                tool = input.target,
+                resume_point = %format_args!("{:08x}", state.point),
+                "rejected requestState: its resume point does not exist in this build (an ask \
+                 key or the constructs around the ask changed)"
+            );
+            RpcError::invalid_params(InvalidState::MESSAGE)
+        })?;
+    }
     let span = tracing::Span::current();
     span.record("round", flow.round());
     span.record("flow", tracing::field::display(flow.id()));
-    span.record("resume", state.pc);
+    span.record("resume", tracing::field::display(at));
     // Authorization before redemption: a denied round must not spend a single-use state.
     if let Some(authorizer) = &env.authorizer {
         let access = Access {
@@ -201,8 +215,9 @@ async fn round(
             target: input.target,
             arguments: input.arguments,
             cx: &cx,
-            pc: state.pc,
+            pc: at.pc,
             frame: std::mem::take(&mut state.frame),
+            kept_types: state.kept_types,
             answers: Answers::new(answers),
         };
         let outcome = machine.step(step).await;
@@ -214,7 +229,11 @@ async fn round(
             Ok(Outcome::Suspend(suspension)) => suspension,
             Err(StepError::Arguments(reason)) => return Ok(RoundEnd::BadArguments(reason)),
             Err(StepError::Frame(reason)) => {
-                tracing::warn!(target: "mrtr::state", %reason, "rejected requestState: kept values do not decode");
+                tracing::warn!(target: "mrtr::state", tool = input.target, resume_point = %at, %reason, "rejected requestState: kept values do not decode");
+                return Err(RpcError::invalid_params(InvalidState::MESSAGE));
+            }
+            Err(StepError::Changed(reason)) => {
+                tracing::warn!(target: "mrtr::state", tool = input.target, resume_point = %at, %reason, "rejected requestState: minted by a build that differs at its resume point");
                 return Err(RpcError::invalid_params(InvalidState::MESSAGE));
             }
             Err(error) => {
@@ -236,7 +255,9 @@ async fn round(
             cx.capabilities(),
             suspension.questions.iter().map(|(_, request)| request),
         )?;
-        state.pc = suspension.pc;
+        at = Place::of_pc(machine, suspension.pc);
+        state.point = at.id;
+        state.kept_types = suspension.kept_types;
         state.frame = suspension.frame;
         state.pending = BTreeMap::new();
         for (key, request) in suspension.questions {
@@ -254,6 +275,60 @@ async fn round(
         at_suspension = true;
         if responses.is_none() || state.pending.is_empty() {
             return suspend(env, &flow, &binding, state, None, input.max_rounds);
+        }
+    }
+}
+
+/// Where a flow stands in this build: the pc, and the resume point's id and label.
+#[derive(Clone, Copy)]
+struct Place {
+    pc: u32,
+    id: u32,
+    label: Option<&'static str>,
+}
+
+impl Place {
+    const START: Place = Place {
+        pc: 0,
+        id: 0,
+        label: None,
+    };
+
+    /// The resume point a state names, if this build has it. A machine that lists no resume
+    /// points names them by pc.
+    fn of_state(machine: &dyn Machine, id: u32) -> Option<Place> {
+        let points = machine.resume_points();
+        if points.is_empty() {
+            return Some(Place {
+                pc: id,
+                id,
+                label: None,
+            });
+        }
+        let point = points.iter().find(|point| point.id == id)?;
+        Some(Place {
+            pc: point.pc,
+            id,
+            label: Some(point.label),
+        })
+    }
+
+    /// The resume point at `pc`, as a state names it.
+    fn of_pc(machine: &dyn Machine, pc: u32) -> Place {
+        let point = machine.resume_points().iter().find(|point| point.pc == pc);
+        Place {
+            pc,
+            id: point.map_or(pc, |point| point.id),
+            label: point.map(|point| point.label),
+        }
+    }
+}
+
+impl std::fmt::Display for Place {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.label {
+            Some(label) => write!(f, "{label} ({:08x})", self.id),
+            None => write!(f, "{}", self.pc),
         }
     }
 }

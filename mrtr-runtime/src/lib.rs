@@ -46,7 +46,8 @@ pub use input::InputRequest;
 pub use legacy::LegacyOptions;
 pub use machine::{
     Answers, CacheHint, CacheScope, Machine, Outcome, Prompt, PromptArgument, PromptDescriptor,
-    Resource, ResourceDescriptor, Step, StepError, Suspension, Tool, ToolDescriptor,
+    Resource, ResourceDescriptor, ResumePoint, Step, StepError, Suspension, Tool,
+    ToolDescriptor,
 };
 pub use protocol::RpcError;
 pub use results::{
@@ -82,7 +83,8 @@ pub mod __private {
     pub use crate::frame::Frame;
     pub use crate::machine::{
         Answers, CacheHint, CacheScope, Machine, Outcome, Prompt, PromptArgument, PromptDescriptor,
-        Resource, ResourceDescriptor, Step, StepError, Suspension, Tool, ToolDescriptor,
+        Resource, ResourceDescriptor, ResumePoint, Step, StepError, Suspension, Tool,
+    ToolDescriptor,
     };
     pub use crate::token::Fingerprint;
     pub use schemars;

@@ -21,8 +21,18 @@ use crate::token::Fingerprint;
 
 /// A resumable computation driven one round at a time by the engine.
 pub trait Machine: Send + Sync + 'static {
-    /// Identifies the machine's shape; a state minted by another shape is refused.
+    /// Identifies the machine's code generation; a state minted by another generation is
+    /// refused. Generated machines use [`Fingerprint::of_version`], so only an explicit
+    /// `version` bump changes it; edits are checked per resume point instead.
     fn fingerprint(&self) -> Fingerprint;
+
+    /// The resume points and what identifies each across builds. A state names its resume
+    /// point by [`ResumePoint::id`], so a state minted by an earlier build resumes wherever the
+    /// same point still exists, at whatever pc it now has. Generated machines list every `ask!`;
+    /// a hand-written machine may return none, and its states then name the pc itself.
+    fn resume_points(&self) -> &'static [ResumePoint] {
+        &[]
+    }
 
     /// Runs from `step.pc` to the next suspension or to the end. `pc` 0 is the start, with an
     /// empty frame and no answers.
@@ -51,6 +61,9 @@ pub struct Step<'a> {
     pub pc: u32,
     /// The kept values returned with that suspension (empty at the start).
     pub frame: Frame,
+    /// The [`Suspension::kept_types`] the state was minted with (0 at the start): the machine
+    /// checks it against what this build keeps at `pc` before it decodes the frame.
+    pub kept_types: u32,
     /// The validated answers to the questions asked at that suspension.
     pub answers: Answers,
 }
@@ -74,8 +87,24 @@ pub struct Suspension {
     pub pc: u32,
     /// The kept values.
     pub frame: Frame,
+    /// A signature of the kept values' names and types and of the answers' types at this
+    /// point (a hash the generated code computes from `std::any::type_name`), carried in the state so that
+    /// another build resumes only if it keeps and expects exactly the same. 0 for none.
+    pub kept_types: u32,
     /// The questions of this round by key; empty for a state-only round.
     pub questions: Vec<(String, InputRequest)>,
+}
+
+/// A resume point of a machine: where a state can resume, and how a state names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ResumePoint {
+    /// Where the machine resumes in this build.
+    pub pc: u32,
+    /// What the state carries: a hash of the point's place in the source's structure (its ask
+    /// keys and the constructs around it), the same in every build where the point exists.
+    pub id: u32,
+    /// The point for people: its ask keys and the constructs around it.
+    pub label: &'static str,
 }
 
 impl Suspension {
@@ -85,8 +114,17 @@ impl Suspension {
         Self {
             pc,
             frame: frame.into(),
+            kept_types: 0,
             questions: Vec::new(),
         }
+    }
+
+    /// Sets the signature of what this point keeps and expects (see
+    /// [`Suspension::kept_types`](Suspension#structfield.kept_types)).
+    #[must_use]
+    pub fn keeping(mut self, kept_types: u32) -> Self {
+        self.kept_types = kept_types;
+        self
     }
 
     /// Adds `ask` under `key` (a state-only [`recheck`](crate::recheck) adds nothing).
@@ -109,6 +147,10 @@ pub enum StepError {
     /// The kept values of the state do not decode (refused like any invalid state).
     #[error("the kept values do not decode: {0}")]
     Frame(String),
+    /// The state was minted by a build that keeps other values, or expects other answers, at
+    /// this resume point (refused like any invalid state).
+    #[error("{0}")]
+    Changed(String),
     /// A validated answer does not decode into the type the machine expects: the question's
     /// schema and its Rust type disagree.
     #[error("the answer to `{key}` does not decode: {reason}")]
@@ -353,6 +395,10 @@ where
 {
     fn fingerprint(&self) -> Fingerprint {
         self().fingerprint()
+    }
+
+    fn resume_points(&self) -> &'static [ResumePoint] {
+        self().resume_points()
     }
 
     fn step<'a>(&'a self, step: Step<'a>) -> BoxFuture<'a, Result<Outcome, StepError>> {

@@ -2,7 +2,7 @@
 //! stands, what it keeps, and the questions pending there.
 //!
 //! ```text
-//! state    = pc:varint steps:varint frame count:varint question*        (frame: see frame.rs)
+//! state    = point:u32 kept:u32 steps:varint frame count:varint question*  (frame: frame.rs)
 //! question = key:str reasks:u8 answer request
 //! answer   = 0 | 1 json:bytes                        a valid answer kept from a partial batch
 //! request  = 0 method:str params:bytes               any request, params as JSON
@@ -10,8 +10,12 @@
 //!          | 2 message:str count:varint (value:str title:str)*   one with titles
 //!          | 3 message:str schema:bytes              a form elicitation, its schema in CBOR
 //!          | 4 message:str url:str                   a URL elicitation
-//! str, bytes = length:varint content
+//! str, bytes = length:varint content; u32 = 4 bytes, big-endian
 //! ```
+//!
+//! `point` names the resume point by its [`ResumePoint::id`](crate::ResumePoint), not by pc, and
+//! `kept` is the signature of what it keeps and expects: together they let a later build
+//! resume the state wherever that point still exists unchanged.
 //!
 //! A question is stored so that it rebuilds exactly as it was sent: a re-ask shows what the
 //! user saw, and an answer is validated against what was asked. A choice keeps only its
@@ -30,7 +34,10 @@ use crate::token::{put_varint, take_varint};
 /// The state of a flow between two rounds.
 #[derive(Debug)]
 pub(crate) struct SavedState {
-    pub(crate) pc: u32,
+    /// The resume point's id (a hand-written machine without resume points: its pc).
+    pub(crate) point: u32,
+    /// What the resume point keeps and expects ([`Suspension::kept_types`](crate::Suspension)).
+    pub(crate) kept_types: u32,
     pub(crate) steps: u32,
     pub(crate) frame: Frame,
     pub(crate) pending: BTreeMap<String, PendingQuestion>,
@@ -48,7 +55,8 @@ pub(crate) struct PendingQuestion {
 impl SavedState {
     pub(crate) fn encode(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(256);
-        put_varint(&mut out, u64::from(self.pc));
+        out.extend_from_slice(&self.point.to_be_bytes());
+        out.extend_from_slice(&self.kept_types.to_be_bytes());
         put_varint(&mut out, u64::from(self.steps));
         self.frame.encode(&mut out);
         put_varint(&mut out, self.pending.len() as u64);
@@ -70,7 +78,8 @@ impl SavedState {
     /// Decodes a verified state; `None` if it does not decode exactly, with nothing left.
     pub(crate) fn decode(bytes: &[u8]) -> Option<Self> {
         let mut input = Reader(bytes);
-        let pc = u32::try_from(input.varint()?).ok()?;
+        let point = input.u32()?;
+        let kept_types = input.u32()?;
         let steps = u32::try_from(input.varint()?).ok()?;
         let frame = Frame::decode(&mut input)?;
         let mut pending = BTreeMap::new();
@@ -93,7 +102,8 @@ impl SavedState {
             }
         }
         input.0.is_empty().then_some(Self {
-            pc,
+            point,
+            kept_types,
             steps,
             frame,
             pending,
@@ -101,8 +111,8 @@ impl SavedState {
     }
 }
 
-/// A state as JSON, for inspection: `{"p", "s", "f": {slot: value}, "q": {key: {"r", "a"?,
-/// "n"?}}}`.
+/// A state as JSON, for inspection: `{"p": resume point, "t"?: kept types, "s": steps, "f":
+/// {slot: value}, "q": {key: {"r", "a"?, "n"?}}}`.
 pub(crate) fn view(bytes: &[u8]) -> Option<Value> {
     let state = SavedState::decode(bytes)?;
     let mut questions = Map::new();
@@ -118,7 +128,10 @@ pub(crate) fn view(bytes: &[u8]) -> Option<Value> {
         questions.insert(key, Value::Object(entry));
     }
     let mut view = Map::new();
-    view.insert("p".into(), state.pc.into());
+    view.insert("p".into(), state.point.into());
+    if state.kept_types != 0 {
+        view.insert("t".into(), state.kept_types.into());
+    }
     view.insert("s".into(), state.steps.into());
     view.insert("f".into(), state.frame.view());
     if !questions.is_empty() {
@@ -370,6 +383,12 @@ impl<'a> Reader<'a> {
         Some(byte)
     }
 
+    pub(crate) fn u32(&mut self) -> Option<u32> {
+        let (bytes, rest) = self.0.split_first_chunk::<4>()?;
+        self.0 = rest;
+        Some(u32::from_be_bytes(*bytes))
+    }
+
     pub(crate) fn varint(&mut self) -> Option<u64> {
         take_varint(&mut self.0)
     }
@@ -406,13 +425,17 @@ mod tests {
             },
         );
         let state = SavedState {
-            pc: 3,
+            point: 0x8a3f_0102,
+            kept_types: 0xdead_beef,
             steps: 7,
             frame: Frame::json(json!({"a": 1})),
             pending,
         };
         let decoded = SavedState::decode(&state.encode()).expect("decodes");
-        assert_eq!((decoded.pc, decoded.steps), (3, 7));
+        assert_eq!(
+            (decoded.point, decoded.kept_types, decoded.steps),
+            (0x8a3f_0102, 0xdead_beef, 7)
+        );
         assert_eq!(decoded.frame, state.frame);
         let question = &decoded.pending["k"];
         assert_eq!(question.request, request);
@@ -453,7 +476,8 @@ mod tests {
     #[test]
     fn trailing_or_missing_bytes_do_not_decode() {
         let state = SavedState {
-            pc: 1,
+            point: 1,
+            kept_types: 0,
             steps: 1,
             frame: Frame::new(),
             pending: BTreeMap::new(),
@@ -502,7 +526,8 @@ mod tests {
 
             #[test]
             fn every_state_decodes_as_it_was_encoded(
-                pc in any::<u32>(),
+                point in any::<u32>(),
+                kept_types in any::<u32>(),
                 steps in any::<u32>(),
                 slots in prop::collection::btree_map("[a-z]{1,6}", prop::collection::vec(any::<u8>(), 0..20), 0..4),
                 questions in prop::collection::btree_map("[a-z]{1,6}", (question(), any::<u8>(), any::<bool>()), 0..4),
@@ -518,9 +543,9 @@ mod tests {
                         (key.clone(), PendingQuestion { request: request.clone(), answer, reasks: *reasks })
                     })
                     .collect();
-                let state = SavedState { pc, steps, frame, pending };
+                let state = SavedState { point, kept_types, steps, frame, pending };
                 let decoded = SavedState::decode(&state.encode()).expect("decodes");
-                prop_assert_eq!((decoded.pc, decoded.steps), (pc, steps));
+                prop_assert_eq!((decoded.point, decoded.kept_types, decoded.steps), (point, kept_types, steps));
                 prop_assert_eq!(&decoded.frame, &state.frame);
                 prop_assert_eq!(decoded.pending.len(), state.pending.len());
                 for (key, question) in &state.pending {

@@ -11,13 +11,16 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
-use crate::machine::{Prompt, Resource, Tool};
+use crate::machine::{Prompt, Resource, ResumePoint, Tool};
 use crate::server::{Server, ServerBuilder};
 use crate::token::{KeyId, KeyRing, ManualClock, Mode, SecretKey, StateCodec};
 
 mod both_ways;
+mod golden;
+mod refusals;
 
 pub use both_ways::{Question, Run, Script};
+pub use golden::{GOLDEN_ENV_VAR, GoldenStates};
 
 /// Ready-made answers for [`Round::answer`].
 pub mod answer {
@@ -67,12 +70,21 @@ struct Inner {
     kind: Kind,
     /// Tool or prompt name, or the resource URI to read.
     target: String,
+    /// The machine's resume points, to name the point a state stands at.
+    points: &'static [ResumePoint],
     capabilities: Value,
     principal: Option<String>,
     transcript: Mutex<Vec<(Value, Value)>>,
     next_id: Mutex<u64>,
     timeout: Duration,
 }
+
+/// The time at which every harness's clock stands still (seconds since the epoch, in 2027).
+pub const HARNESS_EPOCH: u64 = 1_800_000_000;
+
+/// The key every harness seals with. It is public and for tests only: with it and the stopped
+/// clock, a state minted in one test run opens in any later one ([`GoldenStates`]).
+const HARNESS_KEY: &[u8; 32] = b"mrtr testing harness: public key";
 
 /// How long one round may take before the harness fails the test (see
 /// [`HarnessBuilder::timeout`]).
@@ -127,6 +139,7 @@ pub struct HarnessBuilder {
     builder: ServerBuilder,
     kind: Kind,
     target: String,
+    points: &'static [ResumePoint],
     capabilities: Value,
     principal: Option<String>,
     mode: Mode,
@@ -142,29 +155,37 @@ impl Harness {
 
     /// A harness for a prompt.
     pub fn prompt(prompt: impl Prompt) -> Self {
-        let name = prompt.descriptor().name;
+        let (name, points) = (prompt.descriptor().name, prompt.resume_points());
         HarnessBuilder::new(
             Server::builder("harness", "0").prompt(prompt),
             Kind::Prompt,
             name,
+            points,
         )
         .build()
     }
 
     /// A harness reading `uri` from a resource template.
     pub fn resource(resource: impl Resource, uri: &str) -> Self {
+        let points = resource.resume_points();
         HarnessBuilder::new(
             Server::builder("harness", "0").resource(resource),
             Kind::Resource,
             uri.to_owned(),
+            points,
         )
         .build()
     }
 
     /// Configures a harness for a tool.
     pub fn builder_for_tool(tool: impl Tool) -> HarnessBuilder {
-        let name = tool.descriptor().name;
-        HarnessBuilder::new(Server::builder("harness", "0").tool(tool), Kind::Tool, name)
+        let (name, points) = (tool.descriptor().name, tool.resume_points());
+        HarnessBuilder::new(
+            Server::builder("harness", "0").tool(tool),
+            Kind::Tool,
+            name,
+            points,
+        )
     }
 
     /// The harness's clock (seconds since the epoch): advance it to expire tokens.
@@ -287,11 +308,17 @@ impl Harness {
 }
 
 impl HarnessBuilder {
-    fn new(builder: ServerBuilder, kind: Kind, target: String) -> Self {
+    fn new(
+        builder: ServerBuilder,
+        kind: Kind,
+        target: String,
+        points: &'static [ResumePoint],
+    ) -> Self {
         Self {
             builder,
             kind,
             target,
+            points,
             capabilities: json!({"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}}),
             principal: None,
             mode: Mode::Hmac,
@@ -337,10 +364,10 @@ impl HarnessBuilder {
     ///
     /// If the server cannot be built (two machines with one name).
     pub fn build(self) -> Harness {
-        let clock = ManualClock::new(1_800_000_000);
+        let clock = ManualClock::new(HARNESS_EPOCH);
         let ring = KeyRing::with_signing_key(
             KeyId::new("harness").expect("valid id"),
-            SecretKey::random(),
+            SecretKey::from_bytes(HARNESS_KEY).expect("a long enough key"),
         );
         let codec = StateCodec::builder()
             .mode(self.mode)
@@ -360,6 +387,7 @@ impl HarnessBuilder {
                 clock,
                 kind: self.kind,
                 target: self.target,
+                points: self.points,
                 capabilities: self.capabilities,
                 principal: self.principal,
                 transcript: Mutex::new(Vec::new()),
@@ -453,6 +481,13 @@ impl Round {
         self.response["error"]["code"]
             .as_i64()
             .unwrap_or_else(|| panic!("expected a JSON-RPC error, got {}", self.response))
+    }
+
+    /// Whether the server refused the round's `requestState` (the opaque `-32602 invalid
+    /// requestState`; the reason is only logged, under `mrtr::state`).
+    pub fn is_refused_state(&self) -> bool {
+        self.response["error"]["code"] == -32602
+            && self.response["error"]["message"] == crate::token::InvalidState::MESSAGE
     }
 
     /// The keys asked this round, sorted.
@@ -621,6 +656,13 @@ impl Retry {
     /// Declares other capabilities.
     pub fn capabilities(mut self, capabilities: Value) -> Self {
         self.capabilities = capabilities;
+        self
+    }
+
+    /// Sends the request to another harness: another build of the same tool, say (every
+    /// harness shares one test key, so its tokens open there).
+    pub fn to(mut self, harness: &Harness) -> Self {
+        self.harness = harness.clone();
         self
     }
 

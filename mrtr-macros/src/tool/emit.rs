@@ -196,8 +196,10 @@ impl Emitter<'_> {
             .program
             .sites
             .iter()
-            .map(|site| {
+            .enumerate()
+            .map(|(index, site)| {
                 let pc = site.resume as u32;
+                let kept_types = self.kept_types(index);
                 let restores = self.live[site.resume].iter().flat_map(|id| {
                     let (span, slot_span) = at_binding(&self.program.bindings[*id].ident);
                     self.slots(*id).into_iter().map(move |Slot { ident, frame, .. }| {
@@ -205,7 +207,10 @@ impl Emitter<'_> {
                         quote_spanned!(span=> #slot = __mrtr_try!(__mrtr_private::restore(&__mrtr_frame, #frame));)
                     })
                 });
-                quote!(#pc => { #(#restores)* })
+                quote!(#pc => {
+                    __mrtr_try!(__mrtr_private::check_kept_types(__mrtr_kept_types_in, #kept_types));
+                    #(#restores)*
+                })
             })
             .collect();
         let arguments = self.args.as_ref().map(|args| {
@@ -722,15 +727,43 @@ impl Emitter<'_> {
             .zip(&questions)
             .map(|((key, _, _), question)| quote!(.ask(#key, #question)));
         let pc = resume as u32;
+        let kept_types = self.kept_types(site);
         quote!(#[allow(unreachable_code, unused_assignments)] {
             #(#requests)*
             #(#witnesses)*
             #saves
             let mut __mrtr_frame_out = __mrtr_private::Frame::new();
             #(#keeps)*
-            let __mrtr_suspension = __mrtr_private::Suspension::new(#pc, __mrtr_frame_out.into_value()) #(#asks)*;
+            let __mrtr_suspension = __mrtr_private::Suspension::new(#pc, __mrtr_frame_out.into_value())
+                .keeping(__mrtr_private::kept_types(#kept_types))
+                #(#asks)*;
             match __mrtr_private::suspend(&__mrtr_channel, __mrtr_suspension).await {}
         })
+    }
+
+    /// What resume point `site` keeps and expects, for its signature: each kept slot's name and
+    /// type, and each answer's type, sorted by name so that declaration order does not count.
+    fn kept_types(&self, site: usize) -> TokenStream {
+        let data = &self.program.sites[site];
+        let mut entries: Vec<(String, TokenStream)> = self.live[data.resume]
+            .iter()
+            .flat_map(|id| self.slots(*id))
+            .map(|Slot { ident, frame, .. }| {
+                (frame, quote!(__mrtr_private::type_of(&#ident)))
+            })
+            .collect();
+        for (index, (key, _, _)) in data.questions.iter().enumerate() {
+            let witness = witness_ident(site, index);
+            entries.push((
+                format!("ask {key}"),
+                quote!(__mrtr_private::answer_type_of(&#witness)),
+            ));
+        }
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        let entries = entries
+            .iter()
+            .map(|(name, type_name)| quote!((#name, #type_name)));
+        quote!(&[#(#entries),*])
     }
 
     /// The code with its holes filled: each a jump out of a lowered loop.

@@ -131,6 +131,9 @@ pub(crate) struct Block {
 pub(crate) struct Site {
     pub(crate) questions: Vec<(String, Span, Expr)>,
     pub(crate) resume: BlockId,
+    /// The constructs around the ask, outermost first (`if`, `else`, `match PATTERN`, `loop`,
+    /// `while`, `for`): with the keys, what identifies the resume point across builds.
+    pub(crate) path: Vec<String>,
 }
 
 /// The lowered machine.

@@ -24,8 +24,15 @@ impl Kind {
 
     pub(crate) fn options(self) -> &'static [&'static str] {
         match self {
-            Kind::Tool => &["name", "description", "crate", "max_rounds", "single_use"],
-            Kind::Prompt => &["name", "description", "crate", "max_rounds"],
+            Kind::Tool => &[
+                "name",
+                "description",
+                "crate",
+                "max_rounds",
+                "single_use",
+                "version",
+            ],
+            Kind::Prompt => &["name", "description", "crate", "max_rounds", "version"],
             Kind::Resource => &[
                 "uri",
                 "name",
@@ -35,6 +42,7 @@ impl Kind {
                 "cache_scope",
                 "crate",
                 "max_rounds",
+                "version",
             ],
         }
     }

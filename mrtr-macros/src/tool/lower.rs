@@ -15,6 +15,7 @@ use syn::visit_mut::{self, VisitMut};
 use syn::{Block as SynBlock, Expr, Ident, Lifetime, Local, Pat, Stmt};
 
 use super::ask::{self, AskCall};
+use super::fingerprint::canonical;
 use super::ir::{
     Arm, Block, BlockId, Branch, BranchShape, Code, Exit, Flow, Node, Program, Site, SiteId,
 };
@@ -74,6 +75,12 @@ pub(crate) struct Lowerer<'e> {
     errors: &'e mut Errors,
     /// The context parameter's name, to recognise `cx.state::<T>()` lookups.
     context: Option<String>,
+    /// The constructs around the code being lowered, outermost first: part of the identity of
+    /// the resume points inside them.
+    path: Vec<String>,
+    /// Set while lowering a `while`/`for` loop: the `if`/`match` it is written as is not the
+    /// author's construct and does not appear in the path.
+    desugared: bool,
 }
 
 impl<'e> Lowerer<'e> {
@@ -98,6 +105,8 @@ impl<'e> Lowerer<'e> {
             source_order: 0,
             errors,
             context,
+            path: Vec::new(),
+            desugared: false,
         }
     }
 
@@ -596,7 +605,11 @@ impl<'e> Lowerer<'e> {
         }
         let resume = self.new_block();
         let site = self.program.sites.len();
-        self.program.sites.push(Site { questions, resume });
+        self.program.sites.push(Site {
+            questions,
+            resume,
+            path: self.path.clone(),
+        });
         self.program.blocks[self.current].successors.insert(resume);
         let visible = self.scopes.visible();
         self.push(Node::Suspend { site, visible });
@@ -651,10 +664,20 @@ impl<'e> Lowerer<'e> {
                     .label
                     .as_ref()
                     .map(|label| label.name.ident.to_string());
-                self.lowered_loop(label, &expr_loop.body, dest);
+                self.within(segment("loop", expr_loop.label.as_ref()), |lowerer| {
+                    lowerer.lowered_loop(label, &expr_loop.body, dest);
+                });
             }
-            Expr::While(expr_while) => self.lower_while(expr_while, dest),
-            Expr::ForLoop(expr_for) => self.lower_for(expr_for, dest),
+            Expr::While(expr_while) => {
+                self.within(segment("while", expr_while.label.as_ref()), |lowerer| {
+                    lowerer.lower_while(expr_while, dest);
+                });
+            }
+            Expr::ForLoop(expr_for) => {
+                self.within(segment("for", expr_for.label.as_ref()), |lowerer| {
+                    lowerer.lower_for(expr_for, dest);
+                });
+            }
             Expr::Block(block) if block.label.is_none() => self.branch_block(block, dest),
             Expr::Block(block) => self.error(
                 &block.label,
@@ -740,21 +763,27 @@ impl<'e> Lowerer<'e> {
         let cond_uses = self.uses_of(&cond);
         self.uses(&cond);
         let holes = self.rewrite_jumps(&mut cond);
+        let desugared = std::mem::take(&mut self.desugared);
+        let arm_segment = |arm: &str| (!desugared).then(|| arm.to_owned());
         self.scopes.push();
         let (declares, hides) = declare_let_bindings(self, &cond);
         let then = self.inline(|lowerer| {
-            lowerer.scopes.push();
-            lowerer.stmts(&expr_if.then_branch.stmts, arm_dest);
-            lowerer.scopes.pop();
+            lowerer.within(arm_segment("if"), |lowerer| {
+                lowerer.scopes.push();
+                lowerer.stmts(&expr_if.then_branch.stmts, arm_dest);
+                lowerer.scopes.pop();
+            });
         });
         self.scopes.pop();
         let otherwise = self.inline(|lowerer| {
-            lowerer.scopes.push();
-            match &expr_if.else_branch {
-                Some((_, otherwise)) => lowerer.tail(otherwise, arm_dest),
-                None => lowerer.stmts(&[], arm_dest),
-            }
-            lowerer.scopes.pop();
+            lowerer.within(arm_segment("else"), |lowerer| {
+                lowerer.scopes.push();
+                match &expr_if.else_branch {
+                    Some((_, otherwise)) => lowerer.tail(otherwise, arm_dest),
+                    None => lowerer.stmts(&[], arm_dest),
+                }
+                lowerer.scopes.pop();
+            });
         });
         // `if let PAT = EXPR` keeps its pattern apart, so values can be put away between
         // evaluating EXPR and binding PAT, as for a `match`.
@@ -804,6 +833,7 @@ impl<'e> Lowerer<'e> {
         let scrutinee_uses = self.uses_of(&scrutinee);
         self.uses(&scrutinee);
         let holes = self.rewrite_jumps(&mut scrutinee);
+        let desugared = std::mem::take(&mut self.desugared);
         let mut heads = Vec::new();
         let mut arms = Vec::new();
         for arm in &expr_match.arms {
@@ -822,10 +852,23 @@ impl<'e> Lowerer<'e> {
                 let code = self.verbatim_expr(guard);
                 (if_token, code)
             });
+            // An arm is known by its pattern and guard, so reordering arms changes nothing.
+            let arm_segment = (!desugared).then(|| {
+                let pattern = canonical(arm.pat.to_token_stream());
+                match &arm.guard {
+                    Some((_, guard)) => {
+                        let guard = canonical(guard.to_token_stream());
+                        format!("match {pattern}if {}", guard.trim_end())
+                    }
+                    None => format!("match {}", pattern.trim_end()),
+                }
+            });
             let nodes = self.inline(|lowerer| {
-                lowerer.scopes.push();
-                lowerer.tail(&arm.body, arm_dest);
-                lowerer.scopes.pop();
+                lowerer.within(arm_segment, |lowerer| {
+                    lowerer.scopes.push();
+                    lowerer.tail(&arm.body, arm_dest);
+                    lowerer.scopes.pop();
+                });
             });
             self.scopes.pop();
             let (attrs, pat) = (&arm.attrs, &arm.pat);
@@ -938,6 +981,7 @@ impl<'e> Lowerer<'e> {
         let label = self.loop_label(expr_while.label.as_ref());
         let (cond, body) = (&expr_while.cond, &expr_while.body);
         let body: SynBlock = syn::parse_quote!({ if #cond #body else { break #label; } });
+        self.desugared = true;
         self.lowered_loop(Some(label.ident.to_string()), &body, dest);
     }
 
@@ -976,7 +1020,17 @@ impl<'e> Lowerer<'e> {
                 ::core::option::Option::None => break #label,
             }
         });
+        self.desugared = true;
         self.lowered_loop(Some(label.ident.to_string()), &body, dest);
+    }
+
+    /// Lowers what `f` lowers inside the construct `segment` names (if any).
+    fn within(&mut self, segment: Option<String>, f: impl FnOnce(&mut Self)) {
+        let pushed = segment.map(|segment| self.path.push(segment)).is_some();
+        f(self);
+        if pushed {
+            self.path.pop();
+        }
     }
 
     fn loop_label(&mut self, label: Option<&syn::Label>) -> Lifetime {
@@ -1005,6 +1059,15 @@ impl<'e> Lowerer<'e> {
         node.rewrite(&mut rewriter);
         rewriter.holes
     }
+}
+
+/// A loop's segment of a resume point's path: its keyword, and its label if the author wrote
+/// one (generated labels are numbered in source order and would change with unrelated edits).
+fn segment(keyword: &str, label: Option<&syn::Label>) -> Option<String> {
+    Some(match label {
+        Some(label) => format!("{keyword} '{}", label.name.ident),
+        None => keyword.to_owned(),
+    })
 }
 
 fn plain(tokens: TokenStream) -> Code {

@@ -7,6 +7,7 @@ mod ask;
 mod emit;
 mod fields;
 mod fingerprint;
+mod resume;
 mod flow;
 mod ir;
 mod kind;
@@ -23,7 +24,7 @@ mod syntax;
 use std::collections::BTreeSet;
 
 use proc_macro2::TokenStream;
-use quote::{ToTokens, quote};
+use quote::quote;
 use syn::visit_mut::VisitMut;
 use syn::{ItemFn, Path};
 
@@ -165,41 +166,19 @@ fn machine(
     if !errors.is_empty() {
         return None;
     }
-    let shape = shape(kind, function, options, &program, &live, &emitter);
-    Some(expand_machine(
-        kind, function, signature, options, &program, body, &shape,
-    ))
-}
-
-/// What the fingerprint covers: kind, name, resume points with their keys and kept values,
-/// and the body's source.
-fn shape(
-    kind: Kind,
-    function: &ItemFn,
-    options: &Options,
-    program: &Program,
-    live: &[BTreeSet<scope::BindingId>],
-    emitter: &Emitter<'_>,
-) -> String {
-    let mut shape = format!("{} {}\n", kind.attribute(), name(function, options));
-    for site in &program.sites {
-        let keys: Vec<&str> = site
-            .questions
-            .iter()
-            .map(|(key, _, _)| key.as_str())
-            .collect();
-        let mut kept: Vec<&str> = live[site.resume]
-            .iter()
-            .map(|id| emitter.frame_names[id].as_str())
-            .collect();
-        kept.sort_unstable();
-        shape.push_str(&format!(
-            "resume {} asks {:?} keeps {:?}\n",
-            site.resume, keys, kept
-        ));
+    let identities = resume::identities(&program, errors);
+    if !errors.is_empty() {
+        return None;
     }
-    shape.push_str(&fingerprint::canonical(function.block.to_token_stream()));
-    shape
+    Some(expand_machine(
+        kind,
+        function,
+        signature,
+        options,
+        &program,
+        body,
+        &identities,
+    ))
 }
 
 fn name(function: &ItemFn, options: &Options) -> String {
@@ -361,13 +340,12 @@ fn expand_machine(
     options: &Options,
     program: &Program,
     body: TokenStream,
-    shape: &str,
+    identities: &[resume::Identity],
 ) -> TokenStream {
     let krate = &options.krate;
     let ident = machine_type(function);
     let (cfgs, lints) = (cfgs(function), lints(function));
     let output = signature.output;
-    let fingerprint = fingerprint::fingerprint(shape);
     let context = signature
         .context
         .as_ref()
@@ -389,7 +367,10 @@ fn expand_machine(
     // Located at the return type: an output the kind cannot send is reported there.
     let finish =
         kind.finish(proc_macro2::Span::call_site().located_at(syn::spanned::Spanned::span(output)));
-    let flow = flow::mermaid(program, &name(function, options));
+    let machine_name = name(function, options);
+    let flow = flow::mermaid(program, &machine_name);
+    let (kind_name, version) = (kind.attribute(), options.version);
+    let resume_points = resume::table(identities, krate);
     let unit = unit_value(function, Some(&flow));
     quote! {
         #unit
@@ -398,8 +379,11 @@ fn expand_machine(
         #[automatically_derived]
         impl #krate::__private::Machine for #ident {
             fn fingerprint(&self) -> #krate::__private::Fingerprint {
-                #krate::__private::Fingerprint::from_bytes([#(#fingerprint),*])
+                static FINGERPRINT: ::std::sync::OnceLock<#krate::__private::Fingerprint> = ::std::sync::OnceLock::new();
+                #krate::__private::versioned_fingerprint(&FINGERPRINT, #kind_name, #machine_name, #version)
             }
+
+            #resume_points
 
             fn flow(&self) -> ::core::option::Option<&'static str> {
                 ::core::option::Option::Some(#flow)
@@ -411,7 +395,7 @@ fn expand_machine(
             {
                 ::std::boxed::Box::pin(async move {
                     use #krate::__private as __mrtr_private;
-                    let __mrtr_private::Step { target: __mrtr_target, arguments: __mrtr_arguments, cx: __mrtr_cx, pc: __mrtr_pc_in, frame: __mrtr_frame, answers: mut __mrtr_answers, .. } = __mrtr_step;
+                    let __mrtr_private::Step { target: __mrtr_target, arguments: __mrtr_arguments, cx: __mrtr_cx, pc: __mrtr_pc_in, frame: __mrtr_frame, kept_types: __mrtr_kept_types_in, answers: mut __mrtr_answers, .. } = __mrtr_step;
                     let __mrtr_channel = __mrtr_private::Channel::default();
                     let __mrtr_body = __mrtr_private::body::<#output>(async {
                         #[allow(unused_imports)]

@@ -19,6 +19,9 @@ pub(crate) struct Options {
     pub(crate) mime_type: Option<LitStr>,
     pub(crate) ttl_ms: Option<LitInt>,
     pub(crate) cache_scope: Option<LitStr>,
+    /// The code generation states are minted by (default 1): bumping it refuses every state
+    /// in flight, for a change of what kept values mean that their types do not show.
+    pub(crate) version: u32,
 }
 
 pub(crate) fn parse(kind: Kind, attr: TokenStream, errors: &mut Errors) -> Options {
@@ -32,6 +35,7 @@ pub(crate) fn parse(kind: Kind, attr: TokenStream, errors: &mut Errors) -> Optio
         mime_type: None,
         ttl_ms: None,
         cache_scope: None,
+        version: 1,
     };
     let metas = match Punctuated::<Meta, Token![,]>::parse_terminated.parse2(attr.clone()) {
         Ok(metas) => metas,
@@ -83,6 +87,13 @@ pub(crate) fn parse(kind: Kind, attr: TokenStream, errors: &mut Errors) -> Optio
                 options.max_rounds = Some(int.clone())
             }
             ("max_rounds", other) => errors.spanned(other, "`max_rounds` takes a positive integer"),
+            ("version", Lit::Int(int)) if int.base10_parse::<u32>().is_ok_and(|v| v > 0) => {
+                options.version = int.base10_parse().expect("checked");
+            }
+            ("version", other) => errors.spanned(
+                other,
+                "`version` takes a positive integer; bump it to refuse every state in flight",
+            ),
             ("ttl_ms", Lit::Int(int)) if int.base10_parse::<u64>().is_ok() => {
                 options.ttl_ms = Some(int.clone())
             }

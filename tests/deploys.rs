@@ -1,0 +1,236 @@
+//! Deploys: a state minted by one build resumes on another wherever its resume point is
+//! unchanged, and is refused (`-32602`) where it changed. Each module below is one build of
+//! the same `plan` tool; a state is carried from one to the other as a rolling deploy would.
+//!
+//! The `plan` flow asks a city (keeping nothing but the arguments), then the nights (keeping
+//! `city`), then, for long stays, a confirmation inside an `if`.
+
+use mrtr::testing::{Harness, Round, answer};
+use mrtr::{Form, Machine, ToolError, elicit};
+use serde_json::{Value, json};
+
+#[derive(Form)]
+pub struct City {
+    city: String,
+}
+
+#[derive(Form)]
+pub struct Nights {
+    nights: u8,
+}
+
+#[derive(Form)]
+pub struct Sure {
+    sure: bool,
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+pub struct PlanArgs {
+    traveller: String,
+}
+
+/// The build everything starts from.
+mod v1 {
+    use super::*;
+
+    #[mrtr::tool]
+    pub async fn plan(args: PlanArgs) -> Result<String, ToolError> {
+        let city = ask!(elicit::form::<City>("Where to?")).accepted()?.city;
+        let nights = ask!(elicit::form::<Nights>("How many nights?")).accepted()?.nights;
+        if nights > 7 {
+            let sure = ask!(elicit::form::<Sure>("A long stay. Sure?")).accepted()?.sure;
+            if !sure {
+                return Ok("cancelled".into());
+            }
+        }
+        Ok(format!("{} goes to {city} for {nights} nights", args.traveller))
+    }
+}
+
+/// Messages edited, code added before the first ask and after the last, the result built
+/// another way: every resume point is unchanged.
+mod edited {
+    use super::*;
+
+    #[mrtr::tool]
+    pub async fn plan(args: PlanArgs) -> Result<String, ToolError> {
+        let greeting = format!("Hello {}", args.traveller);
+        let city = ask!(elicit::form::<City>(format!("{greeting}! Which city?")))
+            .accepted()?
+            .city;
+        let nights = ask!(elicit::form::<Nights>(format!("Nights in {city}?")))
+            .accepted()?
+            .nights;
+        if nights > 7 {
+            let sure = ask!(elicit::form::<Sure>("That is more than a week: sure?"))
+                .accepted()?
+                .sure;
+            if !sure {
+                return Ok("cancelled".into());
+            }
+        }
+        let summary = [args.traveller.as_str(), "goes to", city.as_str()].join(" ");
+        Ok(format!("{summary} for {nights} nights"))
+    }
+}
+
+/// `city` kept as another type at the nights question (and so at the confirmation): states
+/// waiting there are refused; states waiting at the city question are not.
+mod retyped {
+    use super::*;
+
+    #[derive(serde::Serialize, serde::Deserialize)]
+    pub struct Place(String);
+
+    #[mrtr::tool]
+    pub async fn plan(args: PlanArgs) -> Result<String, ToolError> {
+        let city = Place(ask!(elicit::form::<City>("Where to?")).accepted()?.city);
+        let nights = ask!(elicit::form::<Nights>("How many nights?")).accepted()?.nights;
+        if nights > 7 {
+            let sure = ask!(elicit::form::<Sure>("A long stay. Sure?")).accepted()?.sure;
+            if !sure {
+                return Ok("cancelled".into());
+            }
+        }
+        Ok(format!("{} goes to {} for {nights} nights", args.traveller, city.0))
+    }
+}
+
+/// The confirmation moved out of its `if` (and renamed): only states waiting at it are
+/// refused.
+mod restructured {
+    use super::*;
+
+    #[mrtr::tool]
+    pub async fn plan(args: PlanArgs) -> Result<String, ToolError> {
+        let city = ask!(elicit::form::<City>("Where to?")).accepted()?.city;
+        let nights = ask!(elicit::form::<Nights>("How many nights?")).accepted()?.nights;
+        let sure = ask!(elicit::form::<Sure>("Sure?")).accepted()?.sure;
+        if nights > 7 && !sure {
+            return Ok("cancelled".into());
+        }
+        Ok(format!("{} goes to {city} for {nights} nights", args.traveller))
+    }
+}
+
+/// The same code with `version = 2`: every state in flight is refused.
+mod bumped {
+    use super::*;
+
+    #[mrtr::tool(version = 2)]
+    pub async fn plan(args: PlanArgs) -> Result<String, ToolError> {
+        let city = ask!(elicit::form::<City>("Where to?")).accepted()?.city;
+        let nights = ask!(elicit::form::<Nights>("How many nights?")).accepted()?.nights;
+        if nights > 7 {
+            let sure = ask!(elicit::form::<Sure>("A long stay. Sure?")).accepted()?.sure;
+            if !sure {
+                return Ok("cancelled".into());
+            }
+        }
+        Ok(format!("{} goes to {city} for {nights} nights", args.traveller))
+    }
+}
+
+fn city() -> Value {
+    answer::accept(json!({"city": "Lisbon"}))
+}
+
+fn nights(n: u8) -> Value {
+    answer::accept(json!({"nights": n}))
+}
+
+/// The states `v1` mints at each of its three resume points.
+async fn v1_states() -> [Round; 3] {
+    let harness = Harness::tool(v1::plan);
+    let at_city = harness.call(json!({"traveller": "ana"})).await;
+    let at_nights = at_city.answer([("city", city())]).await;
+    let at_sure = at_nights.answer([("nights", nights(9))]).await;
+    at_sure.assert_asks(["sure"]);
+    [at_city, at_nights, at_sure]
+}
+
+/// Resumes each state on `build` with the answer it waits for.
+async fn resume_on(build: &Harness, [at_city, at_nights, at_sure]: &[Round; 3]) -> [Round; 3] {
+    [
+        at_city.retry().to(build).answers([("city", city())]).send().await,
+        at_nights.retry().to(build).answers([("nights", nights(9))]).send().await,
+        at_sure
+            .retry()
+            .to(build)
+            .answers([("sure", answer::accept(json!({"sure": true})))])
+            .send()
+            .await,
+    ]
+}
+
+#[tokio::test]
+async fn edits_that_keep_every_resume_point_resume_every_state() {
+    let states = v1_states().await;
+    let build = Harness::tool(edited::plan);
+    let [city_answered, nights_answered, confirmed] = resume_on(&build, &states).await;
+    city_answered.assert_asks(["nights"]);
+    assert_eq!(
+        city_answered.request("nights").message(),
+        "Nights in Lisbon?",
+        "the rest of the flow runs the new code"
+    );
+    nights_answered.assert_asks(["sure"]);
+    assert_eq!(confirmed.text(), "ana goes to Lisbon for 9 nights");
+}
+
+#[tokio::test]
+async fn the_states_of_a_new_build_resume_on_the_old_one_too() {
+    let build = Harness::tool(edited::plan);
+    let at_nights = build
+        .call(json!({"traveller": "bo"}))
+        .await
+        .answer([("city", city())])
+        .await;
+    let old = Harness::tool(v1::plan);
+    let done = at_nights.retry().to(&old).answers([("nights", nights(2))]).send().await;
+    assert_eq!(done.text(), "bo goes to Lisbon for 2 nights");
+}
+
+#[tokio::test]
+async fn a_kept_value_of_another_type_refuses_only_the_states_that_keep_it() {
+    let states = v1_states().await;
+    let build = Harness::tool(retyped::plan);
+    let [city_answered, nights_answered, confirmed] = resume_on(&build, &states).await;
+    city_answered.assert_asks(["nights"]);
+    assert!(nights_answered.is_refused_state(), "{}", nights_answered.response());
+    assert!(confirmed.is_refused_state(), "{}", confirmed.response());
+}
+
+#[tokio::test]
+async fn a_moved_ask_refuses_only_the_states_waiting_at_it() {
+    let states = v1_states().await;
+    let build = Harness::tool(restructured::plan);
+    let [city_answered, nights_answered, confirmed] = resume_on(&build, &states).await;
+    city_answered.assert_asks(["nights"]);
+    nights_answered.assert_asks(["sure"]);
+    assert!(confirmed.is_refused_state(), "{}", confirmed.response());
+}
+
+#[tokio::test]
+async fn a_version_bump_refuses_every_state() {
+    let states = v1_states().await;
+    let build = Harness::tool(bumped::plan);
+    for round in resume_on(&build, &states).await {
+        assert!(round.is_refused_state(), "{}", round.response());
+    }
+    assert_ne!(v1::plan.fingerprint(), bumped::plan.fingerprint());
+    assert_eq!(v1::plan.resume_points(), bumped::plan.resume_points());
+}
+
+#[test]
+fn resume_points_are_named_by_their_keys_and_the_constructs_around_them() {
+    let labels: Vec<&str> = v1::plan.resume_points().iter().map(|point| point.label).collect();
+    assert_eq!(labels, ["ask city", "ask nights", "ask sure in if"]);
+    let ids = |machine: &dyn Machine| -> Vec<u32> {
+        machine.resume_points().iter().map(|point| point.id).collect()
+    };
+    assert_eq!(ids(&v1::plan), ids(&edited::plan));
+    assert_eq!(ids(&v1::plan), ids(&retyped::plan));
+    assert_eq!(ids(&v1::plan)[..2], ids(&restructured::plan)[..2]);
+    assert_ne!(ids(&v1::plan)[2], ids(&restructured::plan)[2]);
+}
