@@ -5,7 +5,7 @@
 //! The `plan` flow asks a city (keeping nothing but the arguments), then the nights (keeping
 //! `city`), then, for long stays, a confirmation inside an `if`.
 
-use mrtr::testing::{Harness, Round, answer};
+use mrtr::testing::{GoldenStates, Harness, Round, answer};
 use mrtr::{Form, Machine, ToolError, elicit};
 use serde_json::{Value, json};
 
@@ -36,14 +36,21 @@ mod v1 {
     #[mrtr::tool]
     pub async fn plan(args: PlanArgs) -> Result<String, ToolError> {
         let city = ask!(elicit::form::<City>("Where to?")).accepted()?.city;
-        let nights = ask!(elicit::form::<Nights>("How many nights?")).accepted()?.nights;
+        let nights = ask!(elicit::form::<Nights>("How many nights?"))
+            .accepted()?
+            .nights;
         if nights > 7 {
-            let sure = ask!(elicit::form::<Sure>("A long stay. Sure?")).accepted()?.sure;
+            let sure = ask!(elicit::form::<Sure>("A long stay. Sure?"))
+                .accepted()?
+                .sure;
             if !sure {
                 return Ok("cancelled".into());
             }
         }
-        Ok(format!("{} goes to {city} for {nights} nights", args.traveller))
+        Ok(format!(
+            "{} goes to {city} for {nights} nights",
+            args.traveller
+        ))
     }
 }
 
@@ -85,14 +92,21 @@ mod retyped {
     #[mrtr::tool]
     pub async fn plan(args: PlanArgs) -> Result<String, ToolError> {
         let city = Place(ask!(elicit::form::<City>("Where to?")).accepted()?.city);
-        let nights = ask!(elicit::form::<Nights>("How many nights?")).accepted()?.nights;
+        let nights = ask!(elicit::form::<Nights>("How many nights?"))
+            .accepted()?
+            .nights;
         if nights > 7 {
-            let sure = ask!(elicit::form::<Sure>("A long stay. Sure?")).accepted()?.sure;
+            let sure = ask!(elicit::form::<Sure>("A long stay. Sure?"))
+                .accepted()?
+                .sure;
             if !sure {
                 return Ok("cancelled".into());
             }
         }
-        Ok(format!("{} goes to {} for {nights} nights", args.traveller, city.0))
+        Ok(format!(
+            "{} goes to {} for {nights} nights",
+            args.traveller, city.0
+        ))
     }
 }
 
@@ -104,12 +118,17 @@ mod restructured {
     #[mrtr::tool]
     pub async fn plan(args: PlanArgs) -> Result<String, ToolError> {
         let city = ask!(elicit::form::<City>("Where to?")).accepted()?.city;
-        let nights = ask!(elicit::form::<Nights>("How many nights?")).accepted()?.nights;
+        let nights = ask!(elicit::form::<Nights>("How many nights?"))
+            .accepted()?
+            .nights;
         let sure = ask!(elicit::form::<Sure>("Sure?")).accepted()?.sure;
         if nights > 7 && !sure {
             return Ok("cancelled".into());
         }
-        Ok(format!("{} goes to {city} for {nights} nights", args.traveller))
+        Ok(format!(
+            "{} goes to {city} for {nights} nights",
+            args.traveller
+        ))
     }
 }
 
@@ -120,14 +139,21 @@ mod bumped {
     #[mrtr::tool(version = 2)]
     pub async fn plan(args: PlanArgs) -> Result<String, ToolError> {
         let city = ask!(elicit::form::<City>("Where to?")).accepted()?.city;
-        let nights = ask!(elicit::form::<Nights>("How many nights?")).accepted()?.nights;
+        let nights = ask!(elicit::form::<Nights>("How many nights?"))
+            .accepted()?
+            .nights;
         if nights > 7 {
-            let sure = ask!(elicit::form::<Sure>("A long stay. Sure?")).accepted()?.sure;
+            let sure = ask!(elicit::form::<Sure>("A long stay. Sure?"))
+                .accepted()?
+                .sure;
             if !sure {
                 return Ok("cancelled".into());
             }
         }
-        Ok(format!("{} goes to {city} for {nights} nights", args.traveller))
+        Ok(format!(
+            "{} goes to {city} for {nights} nights",
+            args.traveller
+        ))
     }
 }
 
@@ -152,8 +178,18 @@ async fn v1_states() -> [Round; 3] {
 /// Resumes each state on `build` with the answer it waits for.
 async fn resume_on(build: &Harness, [at_city, at_nights, at_sure]: &[Round; 3]) -> [Round; 3] {
     [
-        at_city.retry().to(build).answers([("city", city())]).send().await,
-        at_nights.retry().to(build).answers([("nights", nights(9))]).send().await,
+        at_city
+            .retry()
+            .to(build)
+            .answers([("city", city())])
+            .send()
+            .await,
+        at_nights
+            .retry()
+            .to(build)
+            .answers([("nights", nights(9))])
+            .send()
+            .await,
         at_sure
             .retry()
             .to(build)
@@ -187,7 +223,12 @@ async fn the_states_of_a_new_build_resume_on_the_old_one_too() {
         .answer([("city", city())])
         .await;
     let old = Harness::tool(v1::plan);
-    let done = at_nights.retry().to(&old).answers([("nights", nights(2))]).send().await;
+    let done = at_nights
+        .retry()
+        .to(&old)
+        .answers([("nights", nights(2))])
+        .send()
+        .await;
     assert_eq!(done.text(), "bo goes to Lisbon for 2 nights");
 }
 
@@ -197,7 +238,11 @@ async fn a_kept_value_of_another_type_refuses_only_the_states_that_keep_it() {
     let build = Harness::tool(retyped::plan);
     let [city_answered, nights_answered, confirmed] = resume_on(&build, &states).await;
     city_answered.assert_asks(["nights"]);
-    assert!(nights_answered.is_refused_state(), "{}", nights_answered.response());
+    assert!(
+        nights_answered.is_refused_state(),
+        "{}",
+        nights_answered.response()
+    );
     assert!(confirmed.is_refused_state(), "{}", confirmed.response());
 }
 
@@ -224,13 +269,88 @@ async fn a_version_bump_refuses_every_state() {
 
 #[test]
 fn resume_points_are_named_by_their_keys_and_the_constructs_around_them() {
-    let labels: Vec<&str> = v1::plan.resume_points().iter().map(|point| point.label).collect();
+    let labels: Vec<&str> = v1::plan
+        .resume_points()
+        .iter()
+        .map(|point| point.label)
+        .collect();
     assert_eq!(labels, ["ask city", "ask nights", "ask sure in if"]);
     let ids = |machine: &dyn Machine| -> Vec<u32> {
-        machine.resume_points().iter().map(|point| point.id).collect()
+        machine
+            .resume_points()
+            .iter()
+            .map(|point| point.id)
+            .collect()
     };
     assert_eq!(ids(&v1::plan), ids(&edited::plan));
     assert_eq!(ids(&v1::plan), ids(&retyped::plan));
     assert_eq!(ids(&v1::plan)[..2], ids(&restructured::plan)[..2]);
     assert_ne!(ids(&v1::plan)[2], ids(&restructured::plan)[2]);
+}
+
+/// The golden states of `plan`, recorded by an earlier build (`MRTR_GOLDEN=record` writes them
+/// again): this build must resume each.
+#[tokio::test]
+async fn this_build_resumes_the_golden_states() {
+    let harness = Harness::tool(v1::plan);
+    let golden = record_plan(
+        &harness,
+        concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/plan.json"),
+    )
+    .await;
+    golden.check(&harness).await;
+}
+
+async fn record_plan(harness: &Harness, path: impl Into<std::path::PathBuf>) -> GoldenStates {
+    let mut golden = GoldenStates::new(path);
+    let at_city = harness.call(json!({"traveller": "ana"})).await;
+    golden.record("city", &at_city, [("city", city())]);
+    let at_nights = at_city.answer([("city", city())]).await;
+    golden.record("nights", &at_nights, [("nights", nights(9))]);
+    let at_sure = at_nights.answer([("nights", nights(9))]).await;
+    golden.record(
+        "sure",
+        &at_sure,
+        [("sure", answer::accept(json!({"sure": true})))],
+    );
+    golden
+}
+
+#[tokio::test]
+async fn the_golden_check_names_each_state_refused_and_why() {
+    let path = std::env::temp_dir().join(format!("mrtr-golden-{}.json", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    // No file yet: recorded, then checked against the build that minted them.
+    let recorder = Harness::tool(v1::plan);
+    record_plan(&recorder, &path).await.check(&recorder).await;
+
+    let failed = tokio::spawn({
+        let path = path.clone();
+        async move {
+            let build = Harness::tool(retyped::plan);
+            GoldenStates::new(path).check(&build).await;
+        }
+    })
+    .await
+    .expect_err("states that keep `city` as another type are refused");
+    let message = failed
+        .into_panic()
+        .downcast::<String>()
+        .map(|message| *message)
+        .unwrap_or_default();
+    std::fs::remove_file(&path).ok();
+    assert!(message.contains("2 of 3 golden states"), "{message}");
+    assert!(
+        message.contains("- `nights`: resume point `ask nights`"),
+        "{message}"
+    );
+    assert!(
+        message.contains("- `sure`: resume point `ask sure in if`"),
+        "{message}"
+    );
+    assert!(!message.contains("- `city`"), "{message}");
+    assert!(
+        message.contains("city: deploys::retyped::Place"),
+        "{message}"
+    );
 }

@@ -46,8 +46,7 @@ pub use input::InputRequest;
 pub use legacy::LegacyOptions;
 pub use machine::{
     Answers, CacheHint, CacheScope, Machine, Outcome, Prompt, PromptArgument, PromptDescriptor,
-    Resource, ResourceDescriptor, ResumePoint, Step, StepError, Suspension, Tool,
-    ToolDescriptor,
+    Resource, ResourceDescriptor, ResumePoint, Step, StepError, Suspension, Tool, ToolDescriptor,
 };
 pub use protocol::RpcError;
 pub use results::{
@@ -84,7 +83,7 @@ pub mod __private {
     pub use crate::machine::{
         Answers, CacheHint, CacheScope, Machine, Outcome, Prompt, PromptArgument, PromptDescriptor,
         Resource, ResourceDescriptor, ResumePoint, Step, StepError, Suspension, Tool,
-    ToolDescriptor,
+        ToolDescriptor,
     };
     pub use crate::token::Fingerprint;
     pub use schemars;

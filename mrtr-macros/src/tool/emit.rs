@@ -748,9 +748,7 @@ impl Emitter<'_> {
         let mut entries: Vec<(String, TokenStream)> = self.live[data.resume]
             .iter()
             .flat_map(|id| self.slots(*id))
-            .map(|Slot { ident, frame, .. }| {
-                (frame, quote!(__mrtr_private::type_of(&#ident)))
-            })
+            .map(|Slot { ident, frame, .. }| (frame, quote!(__mrtr_private::type_of(&#ident))))
             .collect();
         for (index, (key, _, _)) in data.questions.iter().enumerate() {
             let witness = witness_ident(site, index);

@@ -7,7 +7,6 @@ mod ask;
 mod emit;
 mod fields;
 mod fingerprint;
-mod resume;
 mod flow;
 mod ir;
 mod kind;
@@ -15,6 +14,7 @@ mod liveness;
 mod lower;
 mod options;
 mod placement;
+mod resume;
 mod scope;
 mod signature;
 #[cfg(test)]

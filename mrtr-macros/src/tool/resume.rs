@@ -25,7 +25,11 @@ pub(crate) fn identities(program: &Program, errors: &mut Errors) -> Vec<Identity
     let mut seen: Vec<(Vec<String>, Vec<&str>)> = Vec::new();
     let mut identities: Vec<Identity> = Vec::new();
     for site in &program.sites {
-        let keys: Vec<&str> = site.questions.iter().map(|(key, _, _)| key.as_str()).collect();
+        let keys: Vec<&str> = site
+            .questions
+            .iter()
+            .map(|(key, _, _)| key.as_str())
+            .collect();
         let place = (site.path.clone(), keys.clone());
         let occurrence = seen.iter().filter(|other| **other == place).count();
         seen.push(place);
@@ -45,7 +49,9 @@ pub(crate) fn identities(program: &Program, errors: &mut Errors) -> Vec<Identity
         let id = u32::from_be_bytes([digest[0], digest[1], digest[2], digest[3]]);
         if let Some(other) = identities.iter().find(|other| other.id == id) {
             errors.push(syn::Error::new(
-                site.questions.first().map_or_else(proc_macro2::Span::call_site, |q| q.1),
+                site.questions
+                    .first()
+                    .map_or_else(proc_macro2::Span::call_site, |q| q.1),
                 format!(
                     "this ask's resume point has the same id as `{}`; rename one of their keys",
                     other.label

@@ -77,7 +77,10 @@ impl GoldenStates {
             .iter()
             .find(|candidate| candidate.id == point)
             .map_or_else(|| format!("pc {point}"), |found| found.label.to_owned());
-        let kept: Vec<&String> = view["f"].as_object().map(|f| f.keys().collect()).unwrap_or_default();
+        let kept: Vec<&String> = view["f"]
+            .as_object()
+            .map(|f| f.keys().collect())
+            .unwrap_or_default();
         let answers: Map<String, Value> = answers
             .into_iter()
             .map(|(key, value)| (key.to_owned(), value))
@@ -139,21 +142,36 @@ impl GoldenStates {
 
 /// Resumes one golden state; what was refused and why, if it was.
 async fn resume(harness: &Harness, state: &Value) -> Option<String> {
-    let mut retry = Retry::fresh(harness, state["arguments"].clone()).state(state["requestState"].as_str().unwrap_or_default());
+    let mut retry = Retry::fresh(harness, state["arguments"].clone())
+        .state(state["requestState"].as_str().unwrap_or_default());
     if let Some(principal) = state["principal"].as_str() {
         retry = retry.principal(principal);
     }
     let answers: Vec<(String, Value)> = state["answers"]
         .as_object()
-        .map(|answers| answers.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+        .map(|answers| {
+            answers
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect()
+        })
         .unwrap_or_default();
-    let retry = retry.answers(answers.iter().map(|(key, value)| (key.as_str(), value.clone())));
+    let retry = retry.answers(
+        answers
+            .iter()
+            .map(|(key, value)| (key.as_str(), value.clone())),
+    );
     let refusals = Refusals::default();
     let round = retry.send().with_subscriber(refusals.clone()).await;
     if !round.is_refused_state() {
         return None;
     }
-    let now: Vec<&str> = harness.inner.points.iter().map(|point| point.label).collect();
+    let now: Vec<&str> = harness
+        .inner
+        .points
+        .iter()
+        .map(|point| point.label)
+        .collect();
     Some(format!(
         "- `{}`: resume point `{}` ({}), recorded keeping {}\n  refused: {}\n  this build's resume points: {}",
         state["name"].as_str().unwrap_or_default(),
