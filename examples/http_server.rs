@@ -3,8 +3,9 @@
 //! be rotated under load: add, promote, retire).
 //!
 //! `PORT=3001 MRTR_KEY_FILE=keys.txt cargo run --example http_server` (the key file holds
-//! `id:base64key,..`, the first key signs). `FLOW_VARIANT=2` serves an edited tool, as a deploy
-//! would. `scripts/load_test.sh` runs three of these behind nginx.
+//! `id:base64key,..`, the first key signs). `FLOW_VARIANT` serves the tool as a deploy would
+//! change it: `2` edits messages and code after the last ask, `3` also keeps the city as another
+//! type, `4` also bumps `version`. `scripts/load_test.sh` runs three of these behind nginx.
 
 use std::time::{Duration, SystemTime};
 
@@ -43,23 +44,79 @@ async fn plan_trip(args: TripArgs) -> Result<String, ToolError> {
     ))
 }
 
+/// The same tool after a deploy that changed messages and the code after the last ask: every
+/// resume point is unchanged, so flows in flight on the old build resume on this one.
 mod edited {
     use super::*;
 
-    /// The same tool after a deploy: the question changed.
     #[mrtr::tool(name = "plan_trip")]
     pub async fn plan_trip(args: TripArgs) -> Result<String, ToolError> {
         let city = ask!(elicit::form::<City>("Which city would you like to visit?"))
             .accepted()?
             .city;
         let nights = ask!(elicit::form::<Nights>(format!(
-            "How many nights in {city}?"
+            "And how many nights will you stay in {city}?"
         )))
         .accepted()?
         .nights;
+        let traveller = args.traveller.trim();
+        Ok([
+            traveller,
+            "goes to",
+            &city,
+            "for",
+            &nights.to_string(),
+            "nights",
+        ]
+        .join(" "))
+    }
+}
+
+/// After a deploy that keeps `city` as another type across the nights question: flows waiting
+/// there are refused; flows waiting at the city question are not.
+mod retyped {
+    use super::*;
+
+    #[derive(serde::Serialize, serde::Deserialize)]
+    struct Destination {
+        name: String,
+    }
+
+    #[mrtr::tool(name = "plan_trip")]
+    pub async fn plan_trip(args: TripArgs) -> Result<String, ToolError> {
+        let answer =
+            ask!(city = elicit::form::<City>("Which city would you like to visit?")).accepted()?;
+        let city = Destination { name: answer.city };
+        let nights = ask!(elicit::form::<Nights>("How many nights?"))
+            .accepted()?
+            .nights;
         Ok(format!(
-            "{} goes to {city} for {nights} nights",
-            args.traveller
+            "{} goes to {} for {nights} nights",
+            args.traveller, city.name
+        ))
+    }
+}
+
+/// The retyped tool with an explicit version bump: every flow in flight is refused.
+mod bumped {
+    use super::*;
+
+    #[derive(serde::Serialize, serde::Deserialize)]
+    struct Destination {
+        name: String,
+    }
+
+    #[mrtr::tool(name = "plan_trip", version = 2)]
+    pub async fn plan_trip(args: TripArgs) -> Result<String, ToolError> {
+        let answer =
+            ask!(city = elicit::form::<City>("Which city would you like to visit?")).accepted()?;
+        let city = Destination { name: answer.city };
+        let nights = ask!(elicit::form::<Nights>("How many nights?"))
+            .accepted()?
+            .nights;
+        Ok(format!(
+            "{} goes to {} for {nights} nights",
+            args.traveller, city.name
         ))
     }
 }
@@ -90,6 +147,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let builder = Server::builder("load-test", "1.0.0").codec(codec);
     let server = match std::env::var("FLOW_VARIANT").as_deref() {
         Ok("2") => builder.tool(edited::plan_trip).build()?,
+        Ok("3") => builder.tool(retyped::plan_trip).build()?,
+        Ok("4") => builder.tool(bumped::plan_trip).build()?,
         _ => builder.tool(plan_trip).build()?,
     };
 

@@ -16,7 +16,9 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 #[derive(Default)]
 struct Tally {
     completed: AtomicUsize,
-    refused: AtomicUsize,
+    /// Refusals by the round that was refused (2: resuming at the city question, 3: at the
+    /// nights question).
+    refused: [AtomicUsize; 2],
     errors: AtomicUsize,
     mixed: AtomicUsize,
 }
@@ -88,7 +90,8 @@ fn call(id: usize, traveller: &str, responses: Option<Value>, state: Option<&Val
 
 enum End {
     Completed,
-    Refused,
+    /// Refused when resuming in this round (2 or 3).
+    Refused(usize),
 }
 
 /// One flow of three rounds; `Err` is anything unexpected.
@@ -101,8 +104,8 @@ async fn flow(target: &str, index: usize, allow_refusals: bool) -> Result<End, S
     ];
     let mut response = post(target, &call(1, &traveller, None, None)).await?;
     for (round, answer) in answers.into_iter().enumerate() {
-        if allow_refusals && response["error"]["code"] == -32602 {
-            return Ok(End::Refused);
+        if allow_refusals && round > 0 && response["error"]["code"] == -32602 {
+            return Ok(End::Refused(round + 1));
         }
         let result = &response["result"];
         if result["resultType"] != "input_required" {
@@ -119,7 +122,7 @@ async fn flow(target: &str, index: usize, allow_refusals: bool) -> Result<End, S
         .await?;
     }
     if allow_refusals && response["error"]["code"] == -32602 {
-        return Ok(End::Refused);
+        return Ok(End::Refused(3));
     }
     let text = response["result"]["content"][0]["text"]
         .as_str()
@@ -157,7 +160,9 @@ async fn main() {
                     }
                     match flow(&target, index, allow_refusals).await {
                         Ok(End::Completed) => tally.completed.fetch_add(1, Ordering::SeqCst),
-                        Ok(End::Refused) => tally.refused.fetch_add(1, Ordering::SeqCst),
+                        Ok(End::Refused(round)) => {
+                            tally.refused[round - 2].fetch_add(1, Ordering::SeqCst)
+                        }
                         Err(error) => {
                             eprintln!("{error}");
                             let counter = if error.starts_with("MIXED") {
@@ -176,14 +181,16 @@ async fn main() {
         worker.await.expect("a worker panicked");
     }
     let elapsed = started.elapsed().as_secs_f64();
-    let (completed, refused, errors, mixed) = (
+    let (completed, refused_2, refused_3, errors, mixed) = (
         tally.completed.load(Ordering::SeqCst),
-        tally.refused.load(Ordering::SeqCst),
+        tally.refused[0].load(Ordering::SeqCst),
+        tally.refused[1].load(Ordering::SeqCst),
         tally.errors.load(Ordering::SeqCst),
         tally.mixed.load(Ordering::SeqCst),
     );
+    let refused = refused_2 + refused_3;
     println!(
-        "flows={flows} completed={completed} refused_by_deploy={refused} errors={errors} mixed={mixed} seconds={elapsed:.1} flows_per_second={:.0}",
+        "flows={flows} completed={completed} refused_by_deploy={refused} refused_at_city={refused_2} refused_at_nights={refused_3} errors={errors} mixed={mixed} seconds={elapsed:.1} flows_per_second={:.0}",
         flows as f64 / elapsed
     );
     if errors > 0 || mixed > 0 || completed + refused != flows {

@@ -29,10 +29,18 @@ fn pick_even() -> __mrtr_machine_pick_even {
 #[automatically_derived]
 impl ::mrtr::__private::Machine for __mrtr_machine_pick_even {
     fn fingerprint(&self) -> ::mrtr::__private::Fingerprint {
-        ::mrtr::__private::Fingerprint::from_bytes([
-            248u8, 19u8, 75u8, 73u8, 243u8, 2u8, 180u8, 167u8, 31u8, 218u8, 252u8, 178u8,
-            195u8, 10u8, 13u8, 86u8,
-        ])
+        static FINGERPRINT: ::std::sync::OnceLock<::mrtr::__private::Fingerprint> = ::std::sync::OnceLock::new();
+        ::mrtr::__private::versioned_fingerprint(&FINGERPRINT, "tool", "pick_even", 1u32)
+    }
+    fn resume_points(&self) -> &'static [::mrtr::__private::ResumePoint] {
+        const POINTS: &[::mrtr::__private::ResumePoint] = &[
+            ::mrtr::__private::ResumePoint {
+                pc: 3u32,
+                id: 1108861801u32,
+                label: "ask number in loop",
+            },
+        ];
+        POINTS
     }
     fn flow(&self) -> ::core::option::Option<&'static str> {
         ::core::option::Option::Some(
@@ -54,6 +62,7 @@ impl ::mrtr::__private::Machine for __mrtr_machine_pick_even {
                 cx: __mrtr_cx,
                 pc: __mrtr_pc_in,
                 frame: __mrtr_frame,
+                kept_types: __mrtr_kept_types_in,
                 answers: mut __mrtr_answers,
                 ..
             } = __mrtr_step;
@@ -81,6 +90,12 @@ impl ::mrtr::__private::Machine for __mrtr_machine_pick_even {
                 match __mrtr_pc {
                     0 => {}
                     3u32 => {
+                        __mrtr_try!(
+                            __mrtr_private::check_kept_types(__mrtr_kept_types_in, &
+                            [("ask number", __mrtr_private::answer_type_of(&
+                            __mrtr_witness_0_0)), ("tries", __mrtr_private::type_of(&
+                            __mrtr_slot_tries))])
+                        );
                         __mrtr_slot_tries = __mrtr_try!(
                             __mrtr_private::restore(& __mrtr_frame, "tries")
                         );
@@ -128,6 +143,17 @@ impl ::mrtr::__private::Machine for __mrtr_machine_pick_even {
                                 let __mrtr_suspension = __mrtr_private::Suspension::new(
                                         3u32,
                                         __mrtr_frame_out.into_value(),
+                                    )
+                                    .keeping(
+                                        __mrtr_private::kept_types(
+                                            &[
+                                                (
+                                                    "ask number",
+                                                    __mrtr_private::answer_type_of(&__mrtr_witness_0_0),
+                                                ),
+                                                ("tries", __mrtr_private::type_of(&__mrtr_slot_tries)),
+                                            ],
+                                        ),
                                     )
                                     .ask("number", __mrtr_question_0);
                                 match __mrtr_private::suspend(

@@ -30,10 +30,18 @@ fn order() -> __mrtr_machine_order {
 #[automatically_derived]
 impl ::mrtr::__private::Machine for __mrtr_machine_order {
     fn fingerprint(&self) -> ::mrtr::__private::Fingerprint {
-        ::mrtr::__private::Fingerprint::from_bytes([
-            241u8, 91u8, 68u8, 224u8, 211u8, 54u8, 18u8, 177u8, 46u8, 149u8, 250u8,
-            184u8, 72u8, 175u8, 44u8, 0u8,
-        ])
+        static FINGERPRINT: ::std::sync::OnceLock<::mrtr::__private::Fingerprint> = ::std::sync::OnceLock::new();
+        ::mrtr::__private::versioned_fingerprint(&FINGERPRINT, "tool", "order", 1u32)
+    }
+    fn resume_points(&self) -> &'static [::mrtr::__private::ResumePoint] {
+        const POINTS: &[::mrtr::__private::ResumePoint] = &[
+            ::mrtr::__private::ResumePoint {
+                pc: 4u32,
+                id: 3729625353u32,
+                label: "ask size, extra in for",
+            },
+        ];
+        POINTS
     }
     fn flow(&self) -> ::core::option::Option<&'static str> {
         ::core::option::Option::Some(
@@ -55,6 +63,7 @@ impl ::mrtr::__private::Machine for __mrtr_machine_order {
                 cx: __mrtr_cx,
                 pc: __mrtr_pc_in,
                 frame: __mrtr_frame,
+                kept_types: __mrtr_kept_types_in,
                 answers: mut __mrtr_answers,
                 ..
             } = __mrtr_step;
@@ -90,6 +99,16 @@ impl ::mrtr::__private::Machine for __mrtr_machine_order {
                 match __mrtr_pc {
                     0 => {}
                     4u32 => {
+                        __mrtr_try!(
+                            __mrtr_private::check_kept_types(__mrtr_kept_types_in, &
+                            [("__mrtr_iter_1", __mrtr_private::type_of(&
+                            __mrtr_slot_iter_1)), ("ask extra",
+                            __mrtr_private::answer_type_of(& __mrtr_witness_0_1)),
+                            ("ask size", __mrtr_private::answer_type_of(&
+                            __mrtr_witness_0_0)), ("item", __mrtr_private::type_of(&
+                            __mrtr_slot_item)), ("lines", __mrtr_private::type_of(&
+                            __mrtr_slot_lines))])
+                        );
                         __mrtr_slot_lines = __mrtr_try!(
                             __mrtr_private::restore(& __mrtr_frame, "lines")
                         );
@@ -172,6 +191,26 @@ impl ::mrtr::__private::Machine for __mrtr_machine_order {
                                         let __mrtr_suspension = __mrtr_private::Suspension::new(
                                                 4u32,
                                                 __mrtr_frame_out.into_value(),
+                                            )
+                                            .keeping(
+                                                __mrtr_private::kept_types(
+                                                    &[
+                                                        (
+                                                            "__mrtr_iter_1",
+                                                            __mrtr_private::type_of(&__mrtr_slot_iter_1),
+                                                        ),
+                                                        (
+                                                            "ask extra",
+                                                            __mrtr_private::answer_type_of(&__mrtr_witness_0_1),
+                                                        ),
+                                                        (
+                                                            "ask size",
+                                                            __mrtr_private::answer_type_of(&__mrtr_witness_0_0),
+                                                        ),
+                                                        ("item", __mrtr_private::type_of(&__mrtr_slot_item)),
+                                                        ("lines", __mrtr_private::type_of(&__mrtr_slot_lines)),
+                                                    ],
+                                                ),
                                             )
                                             .ask("size", __mrtr_question_0)
                                             .ask("extra", __mrtr_question_1);

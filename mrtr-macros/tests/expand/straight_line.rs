@@ -29,10 +29,23 @@ fn get_weather() -> __mrtr_machine_get_weather {
 #[automatically_derived]
 impl ::mrtr::__private::Machine for __mrtr_machine_get_weather {
     fn fingerprint(&self) -> ::mrtr::__private::Fingerprint {
-        ::mrtr::__private::Fingerprint::from_bytes([
-            229u8, 96u8, 201u8, 143u8, 18u8, 160u8, 197u8, 214u8, 43u8, 104u8, 191u8,
-            28u8, 179u8, 212u8, 245u8, 149u8,
-        ])
+        static FINGERPRINT: ::std::sync::OnceLock<::mrtr::__private::Fingerprint> = ::std::sync::OnceLock::new();
+        ::mrtr::__private::versioned_fingerprint(
+            &FINGERPRINT,
+            "tool",
+            "get_weather",
+            1u32,
+        )
+    }
+    fn resume_points(&self) -> &'static [::mrtr::__private::ResumePoint] {
+        const POINTS: &[::mrtr::__private::ResumePoint] = &[
+            ::mrtr::__private::ResumePoint {
+                pc: 1u32,
+                id: 3237120344u32,
+                label: "ask github_login",
+            },
+        ];
+        POINTS
     }
     fn flow(&self) -> ::core::option::Option<&'static str> {
         ::core::option::Option::Some(
@@ -54,6 +67,7 @@ impl ::mrtr::__private::Machine for __mrtr_machine_get_weather {
                 cx: __mrtr_cx,
                 pc: __mrtr_pc_in,
                 frame: __mrtr_frame,
+                kept_types: __mrtr_kept_types_in,
                 answers: mut __mrtr_answers,
                 ..
             } = __mrtr_step;
@@ -84,6 +98,12 @@ impl ::mrtr::__private::Machine for __mrtr_machine_get_weather {
                 match __mrtr_pc {
                     0 => {}
                     1u32 => {
+                        __mrtr_try!(
+                            __mrtr_private::check_kept_types(__mrtr_kept_types_in, &
+                            [("ask github_login", __mrtr_private::answer_type_of(&
+                            __mrtr_witness_0_0)), ("forecast", __mrtr_private::type_of(&
+                            __mrtr_slot_forecast))])
+                        );
                         __mrtr_slot_forecast = __mrtr_try!(
                             __mrtr_private::restore(& __mrtr_frame, "forecast")
                         );
@@ -127,6 +147,17 @@ impl ::mrtr::__private::Machine for __mrtr_machine_get_weather {
                                 let __mrtr_suspension = __mrtr_private::Suspension::new(
                                         1u32,
                                         __mrtr_frame_out.into_value(),
+                                    )
+                                    .keeping(
+                                        __mrtr_private::kept_types(
+                                            &[
+                                                (
+                                                    "ask github_login",
+                                                    __mrtr_private::answer_type_of(&__mrtr_witness_0_0),
+                                                ),
+                                                ("forecast", __mrtr_private::type_of(&__mrtr_slot_forecast)),
+                                            ],
+                                        ),
                                     )
                                     .ask("github_login", __mrtr_question_0);
                                 match __mrtr_private::suspend(

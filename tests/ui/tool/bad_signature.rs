@@ -5,7 +5,7 @@ struct Args {
     city: String,
 }
 
-#[mrtr::tool(nmae = "x", max_rounds = 0)]
+#[mrtr::tool(nmae = "x", max_rounds = 0, version = 0)]
 async fn generic<T>(args: Args, more: Args, _cx: &Context) -> Result<String, ToolError> {
     Ok(args.city + &more.city)
 }
