@@ -468,6 +468,55 @@ impl<T: RangeIndex> LoopState for RangeState<T> {
 mod tests {
     use super::*;
 
+    #[derive(Serialize, serde::Deserialize, Debug, PartialEq)]
+    struct Before {
+        city: String,
+        nights: u8,
+    }
+
+    #[derive(Serialize, serde::Deserialize, Debug, PartialEq)]
+    struct After {
+        city: String,
+    }
+
+    fn frame_of<T: Kept>(value: T) -> Frame {
+        let mut frame = Frame::new();
+        keep(&mut frame, "trip", &Some(value)).unwrap();
+        frame
+    }
+
+    #[test]
+    fn a_kept_value_decodes_only_into_a_type_that_reads_all_of_it() {
+        let frame = frame_of(Before {
+            city: "Oslo".into(),
+            nights: 2,
+        });
+        let error = restore::<After>(&frame, "trip").unwrap_err().to_string();
+        assert!(error.contains("`trip` holds `nights`"), "{error}");
+        assert!(!error.contains("Oslo"), "values are never quoted: {error}");
+        assert!(restore::<Before>(&frame_of(After { city: "Oslo".into() }), "trip").is_err());
+        assert_eq!(
+            restore::<Before>(&frame, "trip").unwrap(),
+            Some(Before {
+                city: "Oslo".into(),
+                nights: 2
+            })
+        );
+    }
+
+    #[test]
+    fn the_kept_types_signature_follows_names_and_types_only() {
+        let a = kept_types(&[("city", "alloc::string::String"), ("n", "u8")]);
+        assert_eq!(a, kept_types(&[("city", "alloc::string::String"), ("n", "u8")]));
+        assert_ne!(a, kept_types(&[("city", "alloc::string::String"), ("n", "u16")]));
+        assert_ne!(a, kept_types(&[("cityn", "alloc::string::String"), ("", "u8")]));
+        // Pinned: the same list gives the same signature in every build.
+        assert_eq!(kept_types(&[("city", "alloc::string::String")]), 0xcf63_bb15);
+        let changed = check_kept_types(a ^ 1, &[("city", "alloc::string::String"), ("n", "u8")]);
+        let message = changed.unwrap_err().to_string();
+        assert!(message.contains("[city: alloc::string::String, n: u8]"), "{message}");
+    }
+
     fn round_trip<S: LoopState>(state: &S) -> S {
         let mut bytes = Vec::new();
         ciborium::into_writer(state, &mut bytes).unwrap();
