@@ -10,12 +10,14 @@
 #        refused (-32602), and some must be; none waiting at the city question;
 #     4: `version` bumped: flows in flight at either question are refused.
 #   Nothing else may fail, and no flow may get another flow's answers.
-# FLOWS and CONCURRENCY bound the runs (CI uses the defaults; raise FLOWS for the long form).
+# FLOWS, DEPLOY_FLOWS (default 2 x FLOWS) and CONCURRENCY bound the runs (CI uses the defaults; raise FLOWS for the long form).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 flows="${FLOWS:-5000}"
 concurrency="${CONCURRENCY:-16}"
+# A rolling deploy restarts three instances one after the other: its runs need to last longer.
+deploy_flows="${DEPLOY_FLOWS:-$((flows * 2))}"
 
 if ! command -v nginx >/dev/null 2>&1; then
   apt-get update -qq >/dev/null
@@ -109,17 +111,17 @@ grep -q "signing with Some(KeyId(new))" "$work/instance-${ports[0]}.log" || { ec
 # A rolling deploy of `variant` while a run of the load driver is going on.
 rolling_run() { # run-number variant allow-refusals description
   local run="$1" variant="$2" allow="$3"
-  echo "== run $run: $flows flows, rolling deploy: $4"
+  echo "== run $run: $deploy_flows flows, rolling deploy: $4"
   local started=$SECONDS
   if [ "$allow" = 1 ]; then export ALLOW_DEPLOY_REFUSALS=1; else unset ALLOW_DEPLOY_REFUSALS; fi
-  TARGET="127.0.0.1:$balancer" FLOWS="$flows" CONCURRENCY="$concurrency" "$bin/load_driver" >"$work/run$run.txt" 2>"$work/run$run.err" &
+  TARGET="127.0.0.1:$balancer" FLOWS="$deploy_flows" CONCURRENCY="$concurrency" "$bin/load_driver" >"$work/run$run.txt" 2>"$work/run$run.err" &
   local driver=$!
-  sleep 0.4
+  sleep 0.3
   for port in "${ports[@]}"; do
     kill "${pid_of[$port]}"; wait "${pid_of[$port]}" 2>/dev/null || true
     start_instance "$port" "$variant"
     wait_for "$port"
-    sleep 0.3
+    sleep 0.2
   done
   local running=0; kill -0 "$driver" 2>/dev/null && running=1
   local status=0; wait "$driver" || status=$?

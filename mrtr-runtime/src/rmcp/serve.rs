@@ -76,9 +76,11 @@ impl McpServer {
             .with_graceful_shutdown(async move {
                 shutdown_signal().await;
                 tracing::info!(target: "mrtr::serve", "shutting down: finishing the requests in progress");
-                stop.cancel();
             })
             .await?;
+        // Only now: cancelling rmcp's token earlier fails the requests still in progress
+        // (HTTP 500), which a deploy must not do.
+        stop.cancel();
         Ok(())
     }
 
