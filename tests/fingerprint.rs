@@ -85,9 +85,9 @@ fn the_fingerprint_and_the_resume_points_are_pinned() {
     assert_eq!(
         points(&tidy::greet),
         [
-            "281fd9ee ask who in match Some ( n @ 1 ..= 3 ) if n != 2",
-            "af2f6973 ask name in match _",
-            "b549d7e1 ask _again in for",
+            "e7a92514 ask who in match Some ( n @ 1 ..= 3 ) if n != 2",
+            "a1275099 ask name in match _",
+            "350bc898 ask _again in for",
         ]
     );
 }

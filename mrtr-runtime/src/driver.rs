@@ -494,7 +494,15 @@ mod tests {
         let error = restore::<After>(&frame, "trip").unwrap_err().to_string();
         assert!(error.contains("`trip` holds `nights`"), "{error}");
         assert!(!error.contains("Oslo"), "values are never quoted: {error}");
-        assert!(restore::<Before>(&frame_of(After { city: "Oslo".into() }), "trip").is_err());
+        assert!(
+            restore::<Before>(
+                &frame_of(After {
+                    city: "Oslo".into()
+                }),
+                "trip"
+            )
+            .is_err()
+        );
         assert_eq!(
             restore::<Before>(&frame, "trip").unwrap(),
             Some(Before {
@@ -507,14 +515,29 @@ mod tests {
     #[test]
     fn the_kept_types_signature_follows_names_and_types_only() {
         let a = kept_types(&[("city", "alloc::string::String"), ("n", "u8")]);
-        assert_eq!(a, kept_types(&[("city", "alloc::string::String"), ("n", "u8")]));
-        assert_ne!(a, kept_types(&[("city", "alloc::string::String"), ("n", "u16")]));
-        assert_ne!(a, kept_types(&[("cityn", "alloc::string::String"), ("", "u8")]));
+        assert_eq!(
+            a,
+            kept_types(&[("city", "alloc::string::String"), ("n", "u8")])
+        );
+        assert_ne!(
+            a,
+            kept_types(&[("city", "alloc::string::String"), ("n", "u16")])
+        );
+        assert_ne!(
+            a,
+            kept_types(&[("cityn", "alloc::string::String"), ("", "u8")])
+        );
         // Pinned: the same list gives the same signature in every build.
-        assert_eq!(kept_types(&[("city", "alloc::string::String")]), 0xcf63_bb15);
+        assert_eq!(
+            kept_types(&[("city", "alloc::string::String")]),
+            0xcf63_bb15
+        );
         let changed = check_kept_types(a ^ 1, &[("city", "alloc::string::String"), ("n", "u8")]);
         let message = changed.unwrap_err().to_string();
-        assert!(message.contains("[city: alloc::string::String, n: u8]"), "{message}");
+        assert!(
+            message.contains("[city: alloc::string::String, n: u8]"),
+            "{message}"
+        );
     }
 
     fn round_trip<S: LoopState>(state: &S) -> S {

@@ -15,7 +15,7 @@ use syn::visit_mut::{self, VisitMut};
 use syn::{Block as SynBlock, Expr, Ident, Lifetime, Local, Pat, Stmt};
 
 use super::ask::{self, AskCall};
-use super::fingerprint::canonical;
+use super::canonical::canonical;
 use super::ir::{
     Arm, Block, BlockId, Branch, BranchShape, Code, Exit, Flow, Node, Program, Site, SiteId,
 };

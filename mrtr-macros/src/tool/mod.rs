@@ -4,9 +4,9 @@
 //! trait and the descriptor trait of its kind.
 
 mod ask;
+mod canonical;
 mod emit;
 mod fields;
-mod fingerprint;
 mod flow;
 mod ir;
 mod kind;

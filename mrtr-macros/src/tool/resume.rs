@@ -7,7 +7,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::fingerprint::fingerprint;
+use super::canonical::hash;
 use super::ir::Program;
 use crate::errors::Errors;
 
@@ -45,8 +45,7 @@ pub(crate) fn identities(program: &Program, errors: &mut Errors) -> Vec<Identity
             label.push_str(&format!(" (#{})", occurrence + 1));
         }
         let source = format!("{}\n{asks}\n{occurrence}", site.path.join("\n"));
-        let digest = fingerprint(&source);
-        let id = u32::from_be_bytes([digest[0], digest[1], digest[2], digest[3]]);
+        let id = hash(&source);
         if let Some(other) = identities.iter().find(|other| other.id == id) {
             errors.push(syn::Error::new(
                 site.questions

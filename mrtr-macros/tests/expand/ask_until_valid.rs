@@ -36,7 +36,7 @@ impl ::mrtr::__private::Machine for __mrtr_machine_pick_even {
         const POINTS: &[::mrtr::__private::ResumePoint] = &[
             ::mrtr::__private::ResumePoint {
                 pc: 3u32,
-                id: 1108861801u32,
+                id: 2598083735u32,
                 label: "ask number in loop",
             },
         ];

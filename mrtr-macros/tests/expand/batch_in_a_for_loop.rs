@@ -37,7 +37,7 @@ impl ::mrtr::__private::Machine for __mrtr_machine_order {
         const POINTS: &[::mrtr::__private::ResumePoint] = &[
             ::mrtr::__private::ResumePoint {
                 pc: 4u32,
-                id: 3729625353u32,
+                id: 132442184u32,
                 label: "ask size, extra in for",
             },
         ];

@@ -41,7 +41,7 @@ impl ::mrtr::__private::Machine for __mrtr_machine_get_weather {
         const POINTS: &[::mrtr::__private::ResumePoint] = &[
             ::mrtr::__private::ResumePoint {
                 pc: 1u32,
-                id: 3237120344u32,
+                id: 3196985377u32,
                 label: "ask github_login",
             },
         ];
