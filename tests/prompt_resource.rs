@@ -152,6 +152,36 @@ async fn prompts_and_templates_are_listed() {
 }
 
 #[tokio::test]
+async fn the_server_describes_what_is_registered_in_typed_form_and_on_the_wire() {
+    let server = server();
+    assert_eq!(
+        (server.info().name.as_str(), server.info().version.as_str()),
+        ("prompts", "1.0.0")
+    );
+    assert_eq!(server.tools().len(), 0);
+    let prompts: Vec<&str> = server.prompts().map(|p| p.name.as_str()).collect();
+    assert_eq!(prompts, ["review", "other"]);
+    let templates: Vec<&str> = server
+        .resource_templates()
+        .map(|r| r.uri_template.as_str())
+        .collect();
+    assert_eq!(templates, ["notes://{owner}/{id}"]);
+    // Discovery declares exactly what is registered, and a method of an undeclared
+    // capability is unknown.
+    let discover = send(&server, "server/discover", json!({})).await;
+    assert_eq!(
+        discover["result"]["capabilities"],
+        json!({"prompts": {}, "resources": {}})
+    );
+    assert_eq!(
+        discover["result"]["serverInfo"],
+        json!({"name": "prompts", "version": "1.0.0"})
+    );
+    let tools = send(&server, "tools/list", json!({})).await;
+    assert_eq!(tools["error"]["code"], -32601, "{tools}");
+}
+
+#[tokio::test]
 async fn a_multi_round_prompt() {
     let server = server();
     let args = json!({"name": "review", "arguments": {"language": "Rust"}});

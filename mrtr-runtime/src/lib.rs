@@ -52,7 +52,7 @@ pub use protocol::RpcError;
 pub use results::{
     CallToolResult, Json, PromptMessage, PromptOutput, ResourceContents, ResourceOutput, ToolOutput,
 };
-pub use server::{BuildError, DEFAULT_MAX_ROUNDS, Server, ServerBuilder};
+pub use server::{BuildError, DEFAULT_MAX_ROUNDS, Server, ServerBuilder, ServerInfo};
 #[cfg(feature = "redis")]
 pub use single_use::RedisStore;
 pub use single_use::{MemoryStore, ReplayStore};

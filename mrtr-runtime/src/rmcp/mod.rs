@@ -58,7 +58,7 @@ pub use retired::{
 };
 
 use crate::protocol::{META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, RpcError};
-use crate::server::{RoundMethod, RoundReply, RoundRequest, Server, check_meta};
+use crate::server::{RoundMethod, RoundReply, RoundRequest, Server, check_meta, tool_entry};
 
 /// The identity the host authenticated for a request. Every `requestState` is bound to it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -176,14 +176,12 @@ impl McpServer {
     /// example an input schema that is not an object): a tool is never silently left out.
     pub fn tool_routes<S: Send + Sync + 'static>(&self) -> Result<Vec<ToolRoute<S>>, RouteError> {
         let mut tools = Vec::new();
-        for entry in self.server.tool_entries() {
-            let name = entry["name"].as_str().unwrap_or_default().to_owned();
-            let tool = serde_json::from_value::<rmcp::model::Tool>(entry).map_err(|reason| {
-                RouteError {
-                    tool: name,
+        for descriptor in self.server.tools() {
+            let tool = serde_json::from_value::<rmcp::model::Tool>(tool_entry(descriptor))
+                .map_err(|reason| RouteError {
+                    tool: descriptor.name.clone(),
                     reason: reason.to_string(),
-                }
-            })?;
+                })?;
             tools.push(tool);
         }
         Ok(tools
@@ -278,11 +276,11 @@ impl ServerHandler for McpServer {
 
     fn get_info(&self) -> ServerConfig {
         let mut capabilities = Map::new();
-        let (tools, prompts, resources) = self.server.registered();
+        let server = &self.server;
         for (registered, name) in [
-            (tools, "tools"),
-            (prompts, "prompts"),
-            (resources, "resources"),
+            (server.tools().len() > 0, "tools"),
+            (server.prompts().len() > 0, "prompts"),
+            (server.resource_templates().len() > 0, "resources"),
         ] {
             if registered {
                 capabilities.insert(name.into(), Value::Object(Map::new()));
@@ -290,8 +288,9 @@ impl ServerHandler for McpServer {
         }
         let capabilities: ServerCapabilities =
             serde_json::from_value(Value::Object(capabilities)).unwrap_or_default();
-        let (name, version) = self.server.implementation();
-        ServerConfig::new(capabilities).with_server_info(Implementation::new(name, version))
+        let info = server.info();
+        ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new(&info.name, &info.version))
     }
 
     async fn list_tools(
@@ -323,7 +322,7 @@ impl ServerHandler for McpServer {
         let reply = self
             .round(RoundMethod::CallTool, &request.name, retry, &context)
             .await?;
-        let info = self.server.server_info();
+        let info = self.server.info_json();
         Ok(match reply {
             RoundReply::Complete { result, .. } => {
                 CallToolResponse::Complete(convert::tool_result(result, info)?)

@@ -1,0 +1,263 @@
+//! `mrtr::Server`: a framework-agnostic MCP 2026-07-28 server for mrtr tools, prompts and
+//! resource templates. Give it one JSON-RPC request object, get the response object back.
+//!
+//! One concern per file: [`builder`] configures it, [`method`] names what it answers,
+//! [`params`] reads a request, [`round`] runs one, [`reply`] shapes the result and
+//! [`listing`] describes the server.
+
+mod builder;
+mod listing;
+mod method;
+mod params;
+mod reply;
+mod round;
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use crate::engine::Environment;
+use crate::machine::{
+    CacheHint, Prompt, PromptDescriptor, Resource, ResourceDescriptor, Tool, ToolDescriptor,
+};
+use crate::protocol::{RpcError, codes};
+use crate::token::StateCodec;
+use crate::uri_template::UriTemplate;
+
+pub use builder::{BuildError, DEFAULT_MAX_ROUNDS, ServerBuilder};
+pub(crate) use listing::tool_entry;
+pub(crate) use method::RoundMethod;
+pub(crate) use params::check_meta;
+pub(crate) use reply::RoundReply;
+pub(crate) use round::RoundRequest;
+
+use method::Method;
+use reply::response;
+
+/// The implementation name and version a server reports (`serverInfo`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ServerInfo {
+    /// The name given to [`Server::builder`].
+    pub name: String,
+    /// The version given to [`Server::builder`].
+    pub version: String,
+}
+
+/// An MCP server for mrtr machines. Cheap to clone.
+///
+/// ```
+/// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+/// use mrtr_runtime::Server;
+/// use serde_json::json;
+///
+/// let server = Server::builder("demo", "1.0.0").build()?;
+/// let response = server
+///     .handle(json!({
+///         "jsonrpc": "2.0", "id": 1, "method": "server/discover",
+///         "params": {"_meta": {
+///             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+///             "io.modelcontextprotocol/clientCapabilities": {}
+///         }}
+///     }))
+///     .await;
+/// assert_eq!(response["result"]["supportedVersions"], json!(["2026-07-28"]));
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct Server {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    info: ServerInfo,
+    /// `info` as JSON, as every result's `_meta` carries it.
+    info_json: Value,
+    env: Environment,
+    // Descriptors are taken once, at build time: the hot path never rebuilds schemas.
+    tools: Vec<(ToolDescriptor, Arc<dyn Tool>)>,
+    prompts: Vec<(PromptDescriptor, Arc<dyn Prompt>)>,
+    resources: Vec<(UriTemplate, ResourceDescriptor, Arc<dyn Resource>)>,
+    max_rounds: u32,
+    single_use: bool,
+    list_cache: CacheHint,
+}
+
+impl Server {
+    /// The codec sealing this server's states (for key rotation through its ring).
+    pub fn codec(&self) -> &StateCodec {
+        &self.inner.env.codec
+    }
+
+    /// Runs one request given as method and params (with the per-request `_meta`), for hosts
+    /// that parse JSON-RPC themselves. Returns the result object or the JSON-RPC error.
+    pub async fn handle_request(
+        &self,
+        method: &str,
+        params: Value,
+        principal: Option<&str>,
+    ) -> Result<Value, RpcError> {
+        self.dispatch(method, Some(&params), principal).await
+    }
+
+    /// The application state of type `T` registered with [`ServerBuilder::state`].
+    pub fn app_state<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.inner.env.state.get()
+    }
+
+    /// The implementation name and version given to [`Server::builder`].
+    pub fn info(&self) -> &ServerInfo {
+        &self.inner.info
+    }
+
+    /// The registered tools' descriptors, in registration order.
+    pub fn tools(&self) -> impl ExactSizeIterator<Item = &ToolDescriptor> + '_ {
+        self.inner.tools.iter().map(|(descriptor, _)| descriptor)
+    }
+
+    /// The registered prompts' descriptors, in registration order.
+    pub fn prompts(&self) -> impl ExactSizeIterator<Item = &PromptDescriptor> + '_ {
+        self.inner.prompts.iter().map(|(descriptor, _)| descriptor)
+    }
+
+    /// The registered resource templates' descriptors, in registration order.
+    pub fn resource_templates(&self) -> impl ExactSizeIterator<Item = &ResourceDescriptor> + '_ {
+        self.inner
+            .resources
+            .iter()
+            .map(|(_, descriptor, _)| descriptor)
+    }
+
+    /// The `serverInfo` every result carries in its `_meta`, as JSON.
+    #[cfg(feature = "rmcp")]
+    pub(crate) fn info_json(&self) -> &Value {
+        &self.inner.info_json
+    }
+
+    /// Handles one JSON-RPC request object from an unauthenticated client.
+    pub async fn handle(&self, request: Value) -> Value {
+        self.handle_as(request, None).await
+    }
+
+    /// Like [`Server::handle_as`], but stops the request when `cancelled` completes first
+    /// (the host's signal for `notifications/cancelled`, or a closed HTTP stream): the running
+    /// step's future is dropped, so no code after its current `.await` runs and nothing is
+    /// sealed. Returns `None` then: the spec forbids answering a cancelled request.
+    ///
+    /// ```
+    /// # async fn demo(server: mrtr_runtime::Server, request: serde_json::Value,
+    /// #     cancelled: impl std::future::Future<Output = ()>) {
+    /// // `cancelled` completes when `notifications/cancelled` names this request's id.
+    /// if let Some(response) = server.handle_until(request, None, cancelled).await {
+    ///     // send `response`
+    /// #   let _ = response;
+    /// }
+    /// # }
+    /// ```
+    pub async fn handle_until(
+        &self,
+        request: Value,
+        principal: Option<&str>,
+        cancelled: impl Future<Output = ()>,
+    ) -> Option<Value> {
+        until_cancelled(self.handle_as(request, principal), cancelled).await
+    }
+
+    /// Handles one JSON-RPC request object for `principal`, the identity the host
+    /// authenticated (states are bound to it). Returns the response object, or `Null` for a
+    /// notification, which gets no response.
+    pub async fn handle_as(&self, request: Value, principal: Option<&str>) -> Value {
+        let Value::Object(request) = request else {
+            return response(
+                Value::Null,
+                Err(RpcError::new(
+                    codes::INVALID_REQUEST,
+                    "a request must be a JSON object",
+                )),
+            );
+        };
+        let Some(id) = request.get("id").cloned() else {
+            return Value::Null;
+        };
+        let outcome = match (
+            request.get("jsonrpc").and_then(Value::as_str),
+            request.get("method").and_then(Value::as_str),
+        ) {
+            (Some("2.0"), Some(method)) => {
+                self.dispatch(method, request.get("params"), principal)
+                    .await
+            }
+            _ => Err(RpcError::new(
+                codes::INVALID_REQUEST,
+                "expected a JSON-RPC 2.0 request with a method",
+            )),
+        };
+        response(id, outcome)
+    }
+
+    async fn dispatch(
+        &self,
+        method: &str,
+        params: Option<&Value>,
+        principal: Option<&str>,
+    ) -> Result<Value, RpcError> {
+        let Some(parsed) = Method::parse(method) else {
+            if method == "initialize" {
+                return Err(RpcError::new(
+                    codes::METHOD_NOT_FOUND,
+                    "this endpoint speaks MCP 2026-07-28 only: there is no initialize handshake; send \
+                     each request with params._meta carrying the protocol version and client \
+                     capabilities (2025-11-25 clients are served over a session: \
+                     mrtr::rmcp::McpServer, or Server::handle_legacy)",
+                ));
+            }
+            return Err(RpcError::method_not_found(method));
+        };
+        if parsed
+            .capability()
+            .is_some_and(|capability| !self.offers(capability))
+        {
+            return Err(RpcError::method_not_found(method));
+        }
+        let empty = Map::new();
+        let params = match params {
+            None => &empty,
+            Some(Value::Object(params)) => params,
+            Some(_) => return Err(RpcError::invalid_params("params must be an object")),
+        };
+        let meta = params.get("_meta").and_then(Value::as_object);
+        let capabilities = params::check_meta(meta)?;
+        match parsed {
+            Method::Listing(listing) => Ok(self.listing(listing)),
+            Method::Round(method) => {
+                let request = params::round_request(method, params, capabilities, principal)?;
+                Ok(self.reply_json(self.round(request).await?))
+            }
+        }
+    }
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server")
+            .field("info", &self.inner.info)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Runs `work` unless `cancelled` completes first; then `work` is dropped where it stands.
+pub(crate) async fn until_cancelled<T>(
+    work: impl Future<Output = T>,
+    cancelled: impl Future<Output = ()>,
+) -> Option<T> {
+    let mut work = std::pin::pin!(work);
+    let mut cancelled = std::pin::pin!(cancelled);
+    std::future::poll_fn(|context| {
+        // Cancellation first: a request cancelled before it ran never starts.
+        if cancelled.as_mut().poll(context).is_ready() {
+            return std::task::Poll::Ready(None);
+        }
+        work.as_mut().poll(context).map(Some)
+    })
+    .await
+}

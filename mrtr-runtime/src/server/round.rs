@@ -1,0 +1,156 @@
+//! One round of a `tools/call`, `prompts/get` or `resources/read`: find the target, run the
+//! engine, and say how the round ended.
+
+use serde_json::{Map, Value};
+
+use super::Server;
+use super::method::RoundMethod;
+use super::reply::RoundReply;
+use crate::capabilities::ClientCapabilities;
+use crate::engine::{RoundEnd, RoundInput, run_round};
+use crate::machine::CacheHint;
+use crate::protocol::RpcError;
+use crate::results::{CallToolResult, ToolOutput};
+
+/// One round's request with its params parsed: from JSON by [`Server::handle`], or from a
+/// host's own types (the rmcp adapter hands its typed params over without a JSON detour).
+pub(crate) struct RoundRequest<'a> {
+    pub(crate) method: RoundMethod,
+    /// The tool or prompt name, or the resource URI.
+    pub(crate) target: &'a str,
+    /// The arguments object (`None`: absent or `null`, which mean `{}`).
+    pub(crate) arguments: Option<Map<String, Value>>,
+    pub(crate) input_responses: Option<Map<String, Value>>,
+    pub(crate) request_state: Option<&'a str>,
+    pub(crate) capabilities: ClientCapabilities,
+    pub(crate) principal: Option<&'a str>,
+}
+
+impl Server {
+    /// Runs one round whose params were parsed already (by [`Server::handle`] from JSON, or
+    /// by a host such as rmcp into its own types).
+    pub(crate) async fn round(&self, request: RoundRequest<'_>) -> Result<RoundReply, RpcError> {
+        match request.method {
+            RoundMethod::CallTool => self.call_tool(request).await,
+            RoundMethod::GetPrompt => self.get_prompt(request).await,
+            RoundMethod::ReadResource => self.read_resource(request).await,
+        }
+    }
+
+    async fn call_tool(&self, mut request: RoundRequest<'_>) -> Result<RoundReply, RpcError> {
+        let name = request.target;
+        let (descriptor, tool) = self
+            .inner
+            .tools
+            .iter()
+            .find(|(descriptor, _)| descriptor.name == name)
+            .ok_or_else(|| RpcError::invalid_params(format!("unknown tool {name:?}")))?;
+        let arguments = Value::Object(request.arguments.take().unwrap_or_default());
+        let (max_rounds, single_use) = (descriptor.max_rounds, descriptor.single_use);
+        let input = self.round_input(request, &arguments, max_rounds, single_use);
+        // Tools report failures in the result (`isError`), where the model can read them.
+        let failed = |message: String| RoundReply::Complete {
+            result: CallToolResult::error(message).into_tool_result(),
+            cache: None,
+        };
+        Ok(match run_round(&self.inner.env, &**tool, input).await? {
+            RoundEnd::Complete(result) => RoundReply::Complete {
+                result,
+                cache: None,
+            },
+            RoundEnd::InputRequired { requests, state } => {
+                RoundReply::InputRequired { requests, state }
+            }
+            RoundEnd::Failed(message) => failed(message),
+            RoundEnd::BadArguments(reason) => failed(format!("invalid arguments: {reason}")),
+            RoundEnd::Denied(denied) => failed(denied.to_string()),
+            RoundEnd::TooManyRounds(cap) => failed(too_many_rounds(cap)),
+        })
+    }
+
+    async fn get_prompt(&self, mut request: RoundRequest<'_>) -> Result<RoundReply, RpcError> {
+        let name = request.target;
+        let (descriptor, prompt) = self
+            .inner
+            .prompts
+            .iter()
+            .find(|(descriptor, _)| descriptor.name == name)
+            .ok_or_else(|| RpcError::invalid_params(format!("unknown prompt {name:?}")))?;
+        let arguments = request.arguments.take().unwrap_or_default();
+        if let Some((key, _)) = arguments.iter().find(|(_, value)| !value.is_string()) {
+            return Err(RpcError::invalid_params(format!(
+                "prompt argument {key:?} must be a string"
+            )));
+        }
+        let arguments = Value::Object(arguments);
+        let input = self.round_input(request, &arguments, descriptor.max_rounds, false);
+        let end = run_round(&self.inner.env, &**prompt, input).await?;
+        finish_non_tool(end, None)
+    }
+
+    async fn read_resource(&self, request: RoundRequest<'_>) -> Result<RoundReply, RpcError> {
+        let uri = request.target;
+        let (variables, descriptor, resource) = self
+            .inner
+            .resources
+            .iter()
+            .find_map(|(template, descriptor, resource)| {
+                template
+                    .matches(uri)
+                    .map(|variables| (variables, descriptor, resource))
+            })
+            .ok_or_else(|| RpcError::invalid_params(format!("resource not found: {uri}")))?;
+        let arguments = Value::Object(variables);
+        // A result that depends on answers must not be cached.
+        let retried = request.input_responses.is_some() || request.request_state.is_some();
+        let cache = if retried {
+            CacheHint::NONE
+        } else {
+            descriptor.cache
+        };
+        let input = self.round_input(request, &arguments, descriptor.max_rounds, false);
+        let end = run_round(&self.inner.env, &**resource, input).await?;
+        finish_non_tool(end, Some(cache))
+    }
+
+    /// The engine's input for this round, with the server's defaults applied.
+    fn round_input<'a>(
+        &self,
+        request: RoundRequest<'a>,
+        arguments: &'a Value,
+        max_rounds: Option<u32>,
+        single_use: bool,
+    ) -> RoundInput<'a> {
+        RoundInput {
+            method: request.method.as_str(),
+            target: request.target,
+            arguments,
+            input_responses: request.input_responses,
+            request_state: request.request_state,
+            capabilities: request.capabilities,
+            principal: request.principal,
+            max_rounds: max_rounds.unwrap_or(self.inner.max_rounds),
+            single_use: single_use || self.inner.single_use,
+        }
+    }
+}
+
+/// Prompts and resources have no `isError`: failures are JSON-RPC errors.
+fn finish_non_tool(end: RoundEnd, cache: Option<CacheHint>) -> Result<RoundReply, RpcError> {
+    match end {
+        RoundEnd::Complete(result) => Ok(RoundReply::Complete { result, cache }),
+        RoundEnd::InputRequired { requests, state } => {
+            Ok(RoundReply::InputRequired { requests, state })
+        }
+        RoundEnd::Failed(message) => Err(RpcError::handler_error(message)),
+        RoundEnd::BadArguments(reason) => Err(RpcError::invalid_params(format!(
+            "invalid arguments: {reason}"
+        ))),
+        RoundEnd::Denied(denied) => Err(RpcError::invalid_params(denied.to_string())),
+        RoundEnd::TooManyRounds(cap) => Err(RpcError::invalid_params(too_many_rounds(cap))),
+    }
+}
+
+fn too_many_rounds(cap: u32) -> String {
+    format!("this flow needed more than {cap} rounds of input and was stopped; start it again")
+}
