@@ -7,7 +7,7 @@ use std::fmt::Display;
 use std::future::{Future, Pending, pending, poll_fn};
 use std::marker::PhantomData;
 use std::pin::pin;
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 use std::task::Poll;
 
 use serde::Serialize;
@@ -202,11 +202,21 @@ pub fn kept_types(entries: &[(&str, &str)]) -> u32 {
     hash
 }
 
+/// [`kept_types`] of one resume point, computed once per process in `cache` (a tool is not
+/// generic, so what a resume point keeps has one set of types).
+pub fn kept_types_once(cache: &'static OnceLock<u32>, entries: &[(&str, &str)]) -> u32 {
+    *cache.get_or_init(|| kept_types(entries))
+}
+
 /// Checks, before a frame is decoded, that the state was minted by a build that keeps and
 /// expects at this resume point exactly what this build does (`minted` is the state's
-/// [`kept_types`]).
-pub fn check_kept_types(minted: u32, entries: &[(&str, &str)]) -> Result<(), StepError> {
-    if kept_types(entries) == minted {
+/// [`kept_types`]; `cache` as for [`kept_types_once`]).
+pub fn check_kept_types(
+    minted: u32,
+    cache: &'static OnceLock<u32>,
+    entries: &[(&str, &str)],
+) -> Result<(), StepError> {
+    if kept_types_once(cache, entries) == minted {
         return Ok(());
     }
     let now: Vec<String> = entries
@@ -532,7 +542,11 @@ mod tests {
             kept_types(&[("city", "alloc::string::String")]),
             0xcf63_bb15
         );
-        let changed = check_kept_types(a ^ 1, &[("city", "alloc::string::String"), ("n", "u8")]);
+        static CACHE: OnceLock<u32> = OnceLock::new();
+        let entries = [("city", "alloc::string::String"), ("n", "u8")];
+        assert_eq!(kept_types_once(&CACHE, &entries), a);
+        assert!(check_kept_types(a, &CACHE, &entries).is_ok());
+        let changed = check_kept_types(a ^ 1, &CACHE, &entries);
         let message = changed.unwrap_err().to_string();
         assert!(
             message.contains("[city: alloc::string::String, n: u8]"),

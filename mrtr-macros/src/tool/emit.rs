@@ -735,14 +735,15 @@ impl Emitter<'_> {
             let mut __mrtr_frame_out = __mrtr_private::Frame::new();
             #(#keeps)*
             let __mrtr_suspension = __mrtr_private::Suspension::new(#pc, __mrtr_frame_out.into_value())
-                .keeping(__mrtr_private::kept_types(#kept_types))
+                .keeping(__mrtr_private::kept_types_once(#kept_types))
                 #(#asks)*;
             match __mrtr_private::suspend(&__mrtr_channel, __mrtr_suspension).await {}
         })
     }
 
-    /// What resume point `site` keeps and expects, for its signature: each kept slot's name and
-    /// type, and each answer's type, sorted by name so that declaration order does not count.
+    /// The arguments naming what resume point `site` keeps and expects, for its signature: its
+    /// cache, then each kept slot's name and type and each answer's type, sorted by name so
+    /// that declaration order does not count.
     fn kept_types(&self, site: usize) -> TokenStream {
         let data = &self.program.sites[site];
         let mut entries: Vec<(String, TokenStream)> = self.live[data.resume]
@@ -761,7 +762,14 @@ impl Emitter<'_> {
         let entries = entries
             .iter()
             .map(|(name, type_name)| quote!((#name, #type_name)));
-        quote!(&[#(#entries),*])
+        // The signature is hashed once per process; each use site has its own cache.
+        quote!(
+            {
+                static __MRTR_KEPT_TYPES: ::std::sync::OnceLock<u32> = ::std::sync::OnceLock::new();
+                &__MRTR_KEPT_TYPES
+            },
+            &[#(#entries),*]
+        )
     }
 
     /// The code with its holes filled: each a jump out of a lowered loop.

@@ -91,7 +91,9 @@ impl ::mrtr::__private::Machine for __mrtr_machine_pick_even {
                     0 => {}
                     3u32 => {
                         __mrtr_try!(
-                            __mrtr_private::check_kept_types(__mrtr_kept_types_in, &
+                            __mrtr_private::check_kept_types(__mrtr_kept_types_in, {
+                            static __MRTR_KEPT_TYPES : ::std::sync::OnceLock < u32 > =
+                            ::std::sync::OnceLock::new(); & __MRTR_KEPT_TYPES }, &
                             [("ask number", __mrtr_private::answer_type_of(&
                             __mrtr_witness_0_0)), ("tries", __mrtr_private::type_of(&
                             __mrtr_slot_tries))])
@@ -145,7 +147,11 @@ impl ::mrtr::__private::Machine for __mrtr_machine_pick_even {
                                         __mrtr_frame_out.into_value(),
                                     )
                                     .keeping(
-                                        __mrtr_private::kept_types(
+                                        __mrtr_private::kept_types_once(
+                                            {
+                                                static __MRTR_KEPT_TYPES: ::std::sync::OnceLock<u32> = ::std::sync::OnceLock::new();
+                                                &__MRTR_KEPT_TYPES
+                                            },
                                             &[
                                                 (
                                                     "ask number",

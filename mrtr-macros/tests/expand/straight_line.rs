@@ -99,7 +99,9 @@ impl ::mrtr::__private::Machine for __mrtr_machine_get_weather {
                     0 => {}
                     1u32 => {
                         __mrtr_try!(
-                            __mrtr_private::check_kept_types(__mrtr_kept_types_in, &
+                            __mrtr_private::check_kept_types(__mrtr_kept_types_in, {
+                            static __MRTR_KEPT_TYPES : ::std::sync::OnceLock < u32 > =
+                            ::std::sync::OnceLock::new(); & __MRTR_KEPT_TYPES }, &
                             [("ask github_login", __mrtr_private::answer_type_of(&
                             __mrtr_witness_0_0)), ("forecast", __mrtr_private::type_of(&
                             __mrtr_slot_forecast))])
@@ -149,7 +151,11 @@ impl ::mrtr::__private::Machine for __mrtr_machine_get_weather {
                                         __mrtr_frame_out.into_value(),
                                     )
                                     .keeping(
-                                        __mrtr_private::kept_types(
+                                        __mrtr_private::kept_types_once(
+                                            {
+                                                static __MRTR_KEPT_TYPES: ::std::sync::OnceLock<u32> = ::std::sync::OnceLock::new();
+                                                &__MRTR_KEPT_TYPES
+                                            },
                                             &[
                                                 (
                                                     "ask github_login",

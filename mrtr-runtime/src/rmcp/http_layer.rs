@@ -12,7 +12,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
 use super::McpServer;
-use super::retired::{strip_retired_fields_from_bytes, strip_retired_fields_from_vec};
+use super::retired::{strip_retired_fields_from_bytes, strip_retired_fields_from_shared};
 
 /// A tower layer that removes the fields the 2026-07-28 revision retired (rmcp 3.11 writes
 /// `"elicitationId": ""` in URL-mode elicitations) from HTTP responses: `application/json`
@@ -69,12 +69,13 @@ where
             };
             if kind == Kind::Json {
                 // One JSON message, already in memory: read it whole, filter it, and send it
-                // with its length (no chunked encoding).
-                let mut buffer = Vec::new();
+                // with its length (no chunked encoding). rmcp sends it as one frame, which
+                // passes on without a copy when there is nothing to filter.
+                let mut whole = WholeBody::default();
                 let complete = loop {
                     match std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await {
                         Some(Ok(frame)) => match frame.into_data() {
-                            Ok(data) => buffer.extend_from_slice(&data),
+                            Ok(data) => whole.push(data),
                             Err(_) => break false,
                         },
                         Some(Err(_)) => break false,
@@ -82,18 +83,20 @@ where
                     }
                 };
                 if complete {
-                    let filtered = strip_retired_fields_from_vec(buffer);
+                    let filtered = strip_retired_fields_from_shared(whole.into_bytes());
                     parts
                         .headers
                         .insert(http::header::CONTENT_LENGTH, filtered.len().into());
                     let body = RetiredFieldsBody {
                         inner: body,
                         kind: Kind::Ready,
-                        buffer: filtered,
+                        buffer: Vec::new(),
+                        ready: filtered,
                         done: false,
                     };
                     return Ok(http::Response::from_parts(parts, body));
                 }
+                let buffer = whole.into_bytes().into();
                 // Trailers or a failing body (never from rmcp): stream what is left.
                 tracing::warn!(target: "mrtr::rmcp", "a JSON response body did not read whole");
                 parts.headers.remove(http::header::CONTENT_LENGTH);
@@ -101,6 +104,7 @@ where
                     inner: body,
                     kind,
                     buffer,
+                    ready: Bytes::new(),
                     done: false,
                 };
                 return Ok(http::Response::from_parts(parts, body));
@@ -113,6 +117,7 @@ where
                 inner: body,
                 kind,
                 buffer: Vec::new(),
+                ready: Bytes::new(),
                 done: false,
             };
             Ok(http::Response::from_parts(parts, body))
@@ -125,8 +130,37 @@ enum Kind {
     Json,
     Sse,
     Pass,
-    /// A JSON body read and filtered whole: `buffer` is all there is.
+    /// A JSON body read and filtered whole: `ready` is all there is.
     Ready,
+}
+
+/// The data frames of a body read whole: the only frame as it came, or several joined.
+#[derive(Default)]
+struct WholeBody {
+    first: Bytes,
+    rest: Vec<u8>,
+}
+
+impl WholeBody {
+    fn push(&mut self, data: Bytes) {
+        if self.first.is_empty() && self.rest.is_empty() {
+            self.first = data;
+        } else {
+            if self.rest.is_empty() {
+                self.rest
+                    .extend_from_slice(&std::mem::take(&mut self.first));
+            }
+            self.rest.extend_from_slice(&data);
+        }
+    }
+
+    fn into_bytes(self) -> Bytes {
+        if self.rest.is_empty() {
+            self.first
+        } else {
+            self.rest.into()
+        }
+    }
 }
 
 /// A response body with the retired fields filtered out (see [`RetiredFieldsLayer`]).
@@ -134,7 +168,10 @@ enum Kind {
 pub struct RetiredFieldsBody<B> {
     inner: B,
     kind: Kind,
+    /// What arrived of a streamed body and is not yet sent.
     buffer: Vec<u8>,
+    /// A body read and filtered whole ([`Kind::Ready`]).
+    ready: Bytes,
     done: bool,
 }
 
@@ -172,8 +209,7 @@ impl<B: Body<Data = Bytes> + Unpin> Body for RetiredFieldsBody<B> {
                 return Poll::Ready(None);
             }
             this.done = true;
-            let data = Bytes::from(std::mem::take(&mut this.buffer));
-            return Poll::Ready(Some(Ok(Frame::data(data))));
+            return Poll::Ready(Some(Ok(Frame::data(std::mem::take(&mut this.ready)))));
         }
         loop {
             if this.done {
@@ -230,16 +266,12 @@ impl<B: Body<Data = Bytes> + Unpin> Body for RetiredFieldsBody<B> {
     }
 
     fn is_end_stream(&self) -> bool {
-        self.done && self.buffer.is_empty()
+        self.done && self.buffer.is_empty() && self.ready.is_empty()
     }
 
     fn size_hint(&self) -> http_body::SizeHint {
         match self.kind {
-            Kind::Ready => http_body::SizeHint::with_exact(if self.done {
-                0
-            } else {
-                self.buffer.len() as u64
-            }),
+            Kind::Ready => http_body::SizeHint::with_exact(self.ready.len() as u64),
             Kind::Pass => self.inner.size_hint(),
             _ => http_body::SizeHint::default(),
         }
@@ -296,6 +328,7 @@ mod tests {
             inner: Chunks(chunks.iter().map(|c| Bytes::from(c.to_string())).collect()),
             kind,
             buffer: Vec::new(),
+            ready: Bytes::new(),
             done: false,
         };
         let mut context = Context::from_waker(std::task::Waker::noop());
@@ -328,5 +361,23 @@ mod tests {
         let filtered = collect(Kind::Json, &[a, b]);
         assert!(!filtered.contains("elicitationId"), "{filtered}");
         assert_eq!(collect(Kind::Pass, &[MESSAGE]), MESSAGE);
+    }
+
+    #[test]
+    fn a_body_of_one_frame_is_passed_on_without_a_copy_and_several_are_joined() {
+        let one = Bytes::from(MESSAGE.replace("elicitationId", "other"));
+        let mut whole = WholeBody::default();
+        whole.push(one.clone());
+        let passed = strip_retired_fields_from_shared(whole.into_bytes());
+        assert_eq!(passed.as_ptr(), one.as_ptr(), "the frame was copied");
+
+        let (a, b) = MESSAGE.split_at(30);
+        let mut whole = WholeBody::default();
+        whole.push(Bytes::from(a.to_owned()));
+        whole.push(Bytes::from(b.to_owned()));
+        let joined = whole.into_bytes();
+        assert_eq!(joined, MESSAGE.as_bytes());
+        let filtered = strip_retired_fields_from_shared(joined);
+        assert!(!String::from_utf8_lossy(&filtered).contains("elicitationId"));
     }
 }

@@ -24,19 +24,18 @@ pub fn strip_retired_fields(message: &mut Value) {
     }
 }
 
-/// [`strip_retired_fields_from_bytes`] on an owned buffer, which is handed back untouched when
-/// it names no retired field.
-pub(crate) fn strip_retired_fields_from_vec(bytes: Vec<u8>) -> Vec<u8> {
+/// [`strip_retired_fields_from_bytes`] on a shared buffer, which is handed back untouched (not
+/// copied) when it names no retired field: the common case.
+pub(crate) fn strip_retired_fields_from_shared(bytes: bytes::Bytes) -> bytes::Bytes {
     if names_a_retired_field(&bytes) {
-        strip_retired_fields_from_bytes(&bytes)
+        strip_retired_fields_from_bytes(&bytes).into()
     } else {
         bytes
     }
 }
 
 fn names_a_retired_field(bytes: &[u8]) -> bool {
-    const RETIRED: &[u8] = b"\"elicitationId\"";
-    bytes.windows(RETIRED.len()).any(|window| window == RETIRED)
+    memchr::memmem::find(bytes, b"\"elicitationId\"").is_some()
 }
 
 /// [`strip_retired_fields`] on a serialized message; bytes that are not JSON pass unchanged.
