@@ -21,6 +21,7 @@ mod error;
 pub mod form;
 mod frame;
 mod input;
+mod known_forms;
 pub mod legacy;
 mod machine;
 pub mod protocol;

@@ -45,6 +45,15 @@ pub trait Machine: Send + Sync + 'static {
     fn flow(&self) -> Option<&'static str> {
         None
     }
+
+    /// The `requestedSchema` of each form the machine asks by type (`elicit::form::<T>`).
+    /// A server registers them when it is built; a state waiting at one of these forms then
+    /// names it by an id derived from the schema instead of carrying it. `#[mrtr::tool]`,
+    /// `#[mrtr::prompt]` and `#[mrtr::resource]` list the forms their `ask!`s name with a
+    /// turbofish; a form missing here is carried whole, as before.
+    fn known_forms(&self) -> Vec<Value> {
+        Vec::new()
+    }
 }
 
 /// The input of one [`Machine::step`].
@@ -408,6 +417,10 @@ where
 
     fn flow(&self) -> Option<&'static str> {
         self().flow()
+    }
+
+    fn known_forms(&self) -> Vec<Value> {
+        self().known_forms()
     }
 }
 

@@ -10,6 +10,8 @@
 //!          | 2 message:str count:varint (value:str title:str)*   one with titles
 //!          | 3 message:str schema:bytes              a form elicitation, its schema in CBOR
 //!          | 4 message:str url:str                   a URL elicitation
+//!          | 5 message:str form:u64                  a form elicitation whose schema is a
+//!                                                    known form (known_forms.rs): its id
 //! str, bytes = length:varint content; u32 = 4 bytes, big-endian
 //! ```
 //!
@@ -29,6 +31,7 @@ use serde_json::{Map, Value};
 
 use crate::frame::Frame;
 use crate::input::{ELICITATION_CREATE, InputRequest};
+use crate::known_forms;
 use crate::token::{put_varint, take_varint};
 
 /// The state of a flow between two rounds.
@@ -75,8 +78,14 @@ impl SavedState {
         out
     }
 
-    /// Decodes a verified state; `None` if it does not decode exactly, with nothing left.
+    /// Decodes a verified state; `None` if it does not decode exactly, with nothing left, or
+    /// names a known form this build does not declare.
     pub(crate) fn decode(bytes: &[u8]) -> Option<Self> {
+        Self::decode_with(bytes, &known_forms::schema)
+    }
+
+    /// [`SavedState::decode`] with the schemas of known forms from `known_form`.
+    fn decode_with(bytes: &[u8], known_form: &dyn Fn(u64) -> Option<Value>) -> Option<Self> {
         let mut input = Reader(bytes);
         let point = input.u32()?;
         let kept_types = input.u32()?;
@@ -91,7 +100,7 @@ impl SavedState {
                 1 => Some(serde_json::from_slice(input.bytes()?).ok()?),
                 _ => return None,
             };
-            let request = decode_request(&mut input)?;
+            let request = decode_request(&mut input, known_form)?;
             let question = PendingQuestion {
                 request,
                 answer,
@@ -112,9 +121,18 @@ impl SavedState {
 }
 
 /// A state as JSON, for inspection: `{"p": resume point, "t"?: kept types, "s": steps, "f":
-/// {slot: value}, "q": {key: {"r", "a"?, "n"?}}}`.
+/// {slot: value}, "q": {key: {"r", "a"?, "n"?}}}`. A known form this process does not declare
+/// (an operator's tool reading a server's state) shows as `{"knownForm": id}` in place of its
+/// schema.
 pub(crate) fn view(bytes: &[u8]) -> Option<Value> {
-    let state = SavedState::decode(bytes)?;
+    let known_form = |id: u64| {
+        Some(known_forms::schema(id).unwrap_or_else(|| {
+            let mut placeholder = Map::new();
+            placeholder.insert("knownForm".into(), format!("{id:016x}").into());
+            Value::Object(placeholder)
+        }))
+    };
+    let state = SavedState::decode_with(bytes, &known_form)?;
     let mut questions = Map::new();
     for (key, question) in state.pending {
         let mut entry = Map::new();
@@ -145,6 +163,7 @@ const CHOICE: u8 = 1;
 const TITLED_CHOICE: u8 = 2;
 const FORM: u8 = 3;
 const URL: u8 = 4;
+const KNOWN_FORM: u8 = 5;
 
 /// The property of an `elicit::choice` form.
 const CHOICE_FIELD: &str = crate::ask::CHOICE_FIELD;
@@ -170,6 +189,12 @@ fn encode_request(request: &InputRequest, out: &mut Vec<u8>) {
                     return encode_generic(request, out);
                 };
                 if encode_choice(message, schema, out) {
+                    return;
+                }
+                if let Some(id) = known_forms::id_of(schema) {
+                    out.push(KNOWN_FORM);
+                    put_bytes(out, message.as_bytes());
+                    out.extend_from_slice(&id.to_be_bytes());
                     return;
                 }
                 if let Some(cbor) = schema_to_cbor(schema) {
@@ -274,7 +299,10 @@ fn form(message: String, schema: Value) -> InputRequest {
     }
 }
 
-fn decode_request(input: &mut Reader<'_>) -> Option<InputRequest> {
+fn decode_request(
+    input: &mut Reader<'_>,
+    known_form: &dyn Fn(u64) -> Option<Value>,
+) -> Option<InputRequest> {
     Some(match input.byte()? {
         GENERIC => InputRequest {
             method: input.str()?.to_owned(),
@@ -311,6 +339,11 @@ fn decode_request(input: &mut Reader<'_>) -> Option<InputRequest> {
             let message = input.str()?.to_owned();
             let schema = schema_from_cbor(input.bytes()?)?;
             form(message, schema)
+        }
+        KNOWN_FORM => {
+            let message = input.str()?.to_owned();
+            // A form this build does not declare: its type now asks something else.
+            form(message, known_form(input.u64()?)?)
         }
         URL => {
             let message = input.str()?.to_owned();
@@ -387,6 +420,12 @@ impl<'a> Reader<'a> {
         let (bytes, rest) = self.0.split_first_chunk::<4>()?;
         self.0 = rest;
         Some(u32::from_be_bytes(*bytes))
+    }
+
+    pub(crate) fn u64(&mut self) -> Option<u64> {
+        let (bytes, rest) = self.0.split_first_chunk::<8>()?;
+        self.0 = rest;
+        Some(u64::from_be_bytes(*bytes))
     }
 
     pub(crate) fn varint(&mut self) -> Option<u64> {
@@ -471,6 +510,58 @@ mod tests {
             method: "sampling/createMessage".into(),
             params: json!({"messages": [], "maxTokens": 5}),
         });
+    }
+
+    #[test]
+    fn a_known_form_is_stored_by_id_and_an_unknown_id_does_not_decode() {
+        let schema = json!({"type": "object", "properties": {"saved_known_form": {"type": "boolean",
+            "description": "Book it?"}}, "required": ["saved_known_form"]});
+        let request = InputRequest {
+            method: ELICITATION_CREATE.into(),
+            params: json!({"mode": "form", "message": "Book?", "requestedSchema": schema}),
+        };
+        let mut unknown = Vec::new();
+        encode_request(&request, &mut unknown);
+        known_forms::register(schema.clone());
+        let mut known = Vec::new();
+        encode_request(&request, &mut known);
+        assert_eq!(known[0], KNOWN_FORM);
+        assert_eq!(
+            known.len(),
+            1 + 1 + "Book?".len() + 8,
+            "message and id only"
+        );
+        assert!(known.len() < unknown.len());
+        round_trip(request.clone());
+
+        // Another build's form (an id this process does not know) is refused, not guessed;
+        // inspection still shows the rest.
+        let mut state = SavedState {
+            point: 1,
+            kept_types: 0,
+            steps: 1,
+            frame: Frame::new(),
+            pending: BTreeMap::new(),
+        };
+        state.pending.insert(
+            "ok".into(),
+            PendingQuestion {
+                request,
+                answer: None,
+                reasks: 0,
+            },
+        );
+        let mut bytes = state.encode();
+        let last = bytes.len() - 1;
+        bytes[last] ^= 1;
+        assert!(SavedState::decode(&bytes).is_none());
+        let shown = view(&bytes).expect("inspection shows it");
+        let params = &shown["q"]["ok"]["r"]["params"];
+        assert_eq!(params["message"], "Book?");
+        assert!(
+            params["requestedSchema"]["knownForm"].is_string(),
+            "{shown}"
+        );
     }
 
     #[test]

@@ -24,7 +24,7 @@ mod syntax;
 use std::collections::BTreeSet;
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{ToTokens, quote};
 use syn::visit_mut::VisitMut;
 use syn::{ItemFn, Path};
 
@@ -195,21 +195,23 @@ fn name(function: &ItemFn, options: &Options) -> String {
     )
 }
 
+/// The request builder an `ask!` question calls (`elicit::form::<T>(..)`: `form`), if it is a
+/// plain call.
+fn builder(request: &syn::Expr) -> Option<&syn::PathSegment> {
+    match request {
+        syn::Expr::Call(call) => match &*call.func {
+            syn::Expr::Path(path) => path.path.segments.last(),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// The kinds of question the body may ask, read from the request builders it calls.
 fn asks(program: &Program, krate: &Path) -> Vec<TokenStream> {
     let mut kinds: Vec<TokenStream> = Vec::new();
     for (_, _, request) in program.sites.iter().flat_map(|site| &site.questions) {
-        let called = match request {
-            syn::Expr::Call(call) => match &*call.func {
-                syn::Expr::Path(path) => path
-                    .path
-                    .segments
-                    .last()
-                    .map(|segment| segment.ident.to_string()),
-                _ => None,
-            },
-            _ => None,
-        };
+        let called = builder(request).map(|segment| segment.ident.to_string());
         let kind = match called.as_deref() {
             Some("form" | "choice") => quote!(FormElicitation),
             Some("url") => quote!(UrlElicitation),
@@ -229,6 +231,36 @@ fn asks(program: &Program, krate: &Path) -> Vec<TokenStream> {
         }
     }
     kinds
+}
+
+/// `Machine::known_forms`: the schema of each form type an `ask!` names with a turbofish
+/// (`elicit::form::<Confirm>(..)`), so that states waiting there name the form by id. A form
+/// whose type is inferred is not listed: its states carry its schema.
+fn known_forms(program: &Program, krate: &Path) -> TokenStream {
+    let mut types: Vec<&syn::Type> = Vec::new();
+    for (_, _, request) in program.sites.iter().flat_map(|site| &site.questions) {
+        let Some(segment) = builder(request).filter(|segment| segment.ident == "form") else {
+            continue;
+        };
+        let syn::PathArguments::AngleBracketed(arguments) = &segment.arguments else {
+            continue;
+        };
+        if let [syn::GenericArgument::Type(form)] = Vec::from_iter(&arguments.args)[..]
+            && !types.iter().any(|seen| {
+                seen.to_token_stream().to_string() == form.to_token_stream().to_string()
+            })
+        {
+            types.push(form);
+        }
+    }
+    if types.is_empty() {
+        return TokenStream::new();
+    }
+    quote! {
+        fn known_forms(&self) -> ::std::vec::Vec<#krate::__private::Value> {
+            ::std::vec![#(<#types as #krate::__private::Form>::requested_schema()),*]
+        }
+    }
 }
 
 fn descriptor(
@@ -371,6 +403,7 @@ fn expand_machine(
     let flow = flow::mermaid(program, &machine_name);
     let (kind_name, version) = (kind.attribute(), options.version);
     let resume_points = resume::table(identities, krate);
+    let known_forms = known_forms(program, krate);
     let unit = unit_value(function, Some(&flow));
     quote! {
         #unit
@@ -384,6 +417,8 @@ fn expand_machine(
             }
 
             #resume_points
+
+            #known_forms
 
             fn flow(&self) -> ::core::option::Option<&'static str> {
                 ::core::option::Option::Some(#flow)

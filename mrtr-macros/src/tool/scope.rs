@@ -8,6 +8,7 @@
 use std::collections::BTreeSet;
 
 use proc_macro2::{TokenStream, TokenTree};
+use syn::punctuated::Punctuated;
 use syn::visit::{self, Visit};
 use syn::{Expr, ExprPath, Ident, Pat};
 
@@ -205,6 +206,46 @@ impl<'s> Uses<'s> {
     }
 }
 
+/// The arguments of a standard macro that takes comma-separated expressions (`format!`,
+/// `println!`, `assert_eq!`, `vec![a, b]`, ..), read as expressions: then `offer.id` is a
+/// field and not a use of a binding `id`, which would keep it needlessly. `None` for any other
+/// macro, whose tokens may mean anything: every name in them counts.
+fn expression_arguments(mac: &syn::Macro) -> Option<Punctuated<Expr, syn::Token![,]>> {
+    const EXPRESSION_MACROS: &[&str] = &[
+        "format",
+        "format_args",
+        "print",
+        "println",
+        "eprint",
+        "eprintln",
+        "write",
+        "writeln",
+        "panic",
+        "assert",
+        "assert_eq",
+        "assert_ne",
+        "debug_assert",
+        "debug_assert_eq",
+        "debug_assert_ne",
+        "unreachable",
+        "todo",
+        "unimplemented",
+        "vec",
+        "dbg",
+    ];
+    let segments = &mac.path.segments;
+    let name = segments.last()?.ident.to_string();
+    let std_path = match segments.len() {
+        1 => true,
+        2 => ["std", "core", "alloc"].contains(&segments[0].ident.to_string().as_str()),
+        _ => false,
+    };
+    if !std_path || !EXPRESSION_MACROS.contains(&name.as_str()) {
+        return None;
+    }
+    mac.parse_body_with(Punctuated::parse_terminated).ok()
+}
+
 /// The names a format string literal (as written, quotes included) reads implicitly:
 /// `{name}`, `{name:?}`, and the `width$` and `.prec$` arguments of a spec.
 pub(crate) fn format_captures(literal: &str) -> Vec<String> {
@@ -256,7 +297,23 @@ impl<'ast> Visit<'ast> for Uses<'_> {
     }
 
     fn visit_macro(&mut self, mac: &'ast syn::Macro) {
-        self.tokens(mac.tokens.clone());
+        match expression_arguments(mac) {
+            Some(arguments) => {
+                for argument in &arguments {
+                    if let Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Str(literal),
+                        ..
+                    }) = argument
+                    {
+                        for capture in format_captures(&literal.token().to_string()) {
+                            self.name(&capture);
+                        }
+                    }
+                    self.visit_expr(argument);
+                }
+            }
+            None => self.tokens(mac.tokens.clone()),
+        }
     }
 
     fn visit_block(&mut self, block: &'ast syn::Block) {
@@ -360,6 +417,38 @@ mod tests {
             uses.found,
             BTreeSet::from([0]),
             "only the format capture of x is an outer use"
+        );
+    }
+
+    #[test]
+    fn fields_and_methods_in_standard_macros_are_not_uses_but_other_macros_are_opaque() {
+        let mut scopes = Scopes::default();
+        for (id, name) in ["id", "price", "offer", "trip"].into_iter().enumerate() {
+            scopes.declare(name.to_owned(), id);
+        }
+        let found = |expr: Expr| {
+            let mut uses = Uses::new(&scopes);
+            uses.visit_expr(&expr);
+            uses.found
+        };
+        assert_eq!(
+            found(syn::parse_quote!(format!("{} to {}", offer.id, trip.to))),
+            BTreeSet::from([2, 3])
+        );
+        assert_eq!(
+            found(syn::parse_quote!(println!("{price} {}", offer.id.len()))),
+            BTreeSet::from([1, 2]),
+            "the implicit capture counts"
+        );
+        assert_eq!(
+            found(syn::parse_quote!(std::vec![id; 3])),
+            BTreeSet::from([0]),
+            "`vec![x; n]` is not a list of expressions: read as tokens"
+        );
+        assert_eq!(
+            found(syn::parse_quote!(my_macro!(offer.id))),
+            BTreeSet::from([0, 2]),
+            "another macro's tokens may use any name"
         );
     }
 

@@ -43,6 +43,12 @@ impl ::mrtr::__private::Machine for __mrtr_machine_order {
         ];
         POINTS
     }
+    fn known_forms(&self) -> ::std::vec::Vec<::mrtr::__private::Value> {
+        ::std::vec![
+            < Size as ::mrtr::__private::Form > ::requested_schema(), < Extra as
+            ::mrtr::__private::Form > ::requested_schema()
+        ]
+    }
     fn flow(&self) -> ::core::option::Option<&'static str> {
         ::core::option::Option::Some(
             "flowchart TD\n    start([\"order\"])\n    ask0[/\"ask size: form, extra: form\"/]\n    done([\"done\"])\n    start --> ask0\n    start --> done\n    ask0 --> ask0\n    ask0 --> done\n",

@@ -7,7 +7,8 @@ use serde_json::json;
 use super::{Inner, Server, ServerInfo};
 use crate::context::{AppState, Authorize};
 use crate::engine::Environment;
-use crate::machine::{CacheHint, CacheScope, Prompt, Resource, Tool};
+use crate::known_forms;
+use crate::machine::{CacheHint, CacheScope, Machine, Prompt, Resource, Tool};
 use crate::single_use::{MemoryStore, ReplayStore};
 use crate::token::{KeyError, KeyRing, Mode, StateCodec};
 use crate::uri_template::UriTemplate;
@@ -178,6 +179,20 @@ impl ServerBuilder {
                 builder.build()?
             }
         };
+        // The forms each machine asks by type: states waiting at them name them by id.
+        let machines = (self.tools.iter().map(|tool| &**tool as &dyn Machine))
+            .chain(self.prompts.iter().map(|prompt| &**prompt as &dyn Machine))
+            .chain(
+                self.resources
+                    .iter()
+                    .map(|resource| &**resource as &dyn Machine),
+            );
+        for machine in machines {
+            machine
+                .known_forms()
+                .into_iter()
+                .for_each(known_forms::register);
+        }
         let tools: Vec<_> = self
             .tools
             .into_iter()
