@@ -157,6 +157,32 @@ mod bumped {
     }
 }
 
+/// The nights form asked with its type inferred: this build does not declare `Nights` as a
+/// known form (`Machine::known_forms`), as a build whose `Nights` type asks other fields
+/// would not. States waiting for it are refused; the others resume.
+mod undeclared {
+    use super::*;
+
+    #[mrtr::tool]
+    pub async fn plan(args: PlanArgs) -> Result<String, ToolError> {
+        let city = ask!(elicit::form::<City>("Where to?")).accepted()?.city;
+        let nights: Nights = ask!(elicit::form("How many nights?")).accepted()?;
+        let nights = nights.nights;
+        if nights > 7 {
+            let sure = ask!(elicit::form::<Sure>("A long stay. Sure?"))
+                .accepted()?
+                .sure;
+            if !sure {
+                return Ok("cancelled".into());
+            }
+        }
+        Ok(format!(
+            "{} goes to {city} for {nights} nights",
+            args.traveller
+        ))
+    }
+}
+
 fn city() -> Value {
     answer::accept(json!({"city": "Lisbon"}))
 }
@@ -254,6 +280,23 @@ async fn a_moved_ask_refuses_only_the_states_waiting_at_it() {
     city_answered.assert_asks(["nights"]);
     nights_answered.assert_asks(["sure"]);
     assert!(confirmed.is_refused_state(), "{}", confirmed.response());
+}
+
+#[tokio::test]
+async fn a_form_the_build_does_not_declare_refuses_only_the_states_waiting_for_it() {
+    assert_eq!(v1::plan.known_forms().len(), 3);
+    assert_eq!(undeclared::plan.known_forms().len(), 2);
+    let states = v1_states().await;
+    let build = Harness::tool(undeclared::plan);
+    let [city_answered, nights_answered, confirmed] = resume_on(&build, &states).await;
+    city_answered.assert_asks(["nights"]);
+    assert!(
+        nights_answered.is_refused_state(),
+        "{}",
+        nights_answered.response()
+    );
+    confirmed.assert_asks([]);
+    assert_eq!(confirmed.text(), "ana goes to Lisbon for 9 nights");
 }
 
 #[tokio::test]

@@ -10,9 +10,10 @@ use crate::capabilities::{ClientCapabilities, InputKind, required_capabilities};
 use crate::context::{Access, AppState, Authorize, Context, Denied};
 use crate::frame::Frame;
 use crate::input::InputRequest;
+use crate::known_forms::KnownForms;
 use crate::machine::{Answers, Machine, Outcome, Step, StepError};
 use crate::protocol::RpcError;
-use crate::saved::{PendingQuestion, SavedState};
+use crate::saved::{self, PendingQuestion, SavedState};
 use crate::single_use::ReplayStore;
 use crate::token::{Binding, Claims, Flow, InvalidState, StateCodec};
 
@@ -22,6 +23,8 @@ pub(crate) struct Environment {
     pub(crate) state: Arc<AppState>,
     pub(crate) authorizer: Option<Arc<dyn Authorize>>,
     pub(crate) replays: Arc<dyn ReplayStore>,
+    /// The forms the server's machines ask by type.
+    pub(crate) forms: KnownForms,
 }
 
 /// One request of a flow, already checked for shape by the server.
@@ -126,8 +129,19 @@ async fn round(
     let (flow, mut state, resumed, claims) = match input.request_state {
         Some(token) => {
             let opened = env.codec.open_state(token, &binding, fingerprint)?;
-            let Some(state) = SavedState::decode(&opened.payload) else {
-                tracing::warn!(target: "mrtr::state", reason = "the state does not decode", "rejected requestState");
+            let Some(state) = SavedState::decode(&opened.payload, &env.forms) else {
+                match saved::unknown_form(&opened.payload, &env.forms) {
+                    Some(form) => tracing::warn!(
+                        target: "mrtr::state",
+                        tool = input.target,
+                        form = %format_args!("{form:016x}"),
+                        "rejected requestState: the form it waits for changed since the state was \
+                         minted (the form type's fields or descriptions)"
+                    ),
+                    None => {
+                        tracing::warn!(target: "mrtr::state", reason = "the state does not decode", "rejected requestState")
+                    }
+                }
                 return Err(RpcError::invalid_params(InvalidState::MESSAGE));
             };
             let flow = opened.claims.flow().next_round();
@@ -434,7 +448,7 @@ fn suspend(
     }
     let token = env
         .codec
-        .seal_state(flow, binding, state.encode())
+        .seal_state(flow, binding, state.encode(&env.forms))
         .map_err(|error| {
             tracing::error!(target: "mrtr::state", %error, "could not seal requestState");
             RpcError::internal(error.to_string())

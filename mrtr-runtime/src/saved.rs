@@ -31,7 +31,7 @@ use serde_json::{Map, Value};
 
 use crate::frame::Frame;
 use crate::input::{ELICITATION_CREATE, InputRequest};
-use crate::known_forms;
+use crate::known_forms::KnownForms;
 use crate::token::{put_varint, take_varint};
 
 /// The state of a flow between two rounds.
@@ -56,7 +56,7 @@ pub(crate) struct PendingQuestion {
 }
 
 impl SavedState {
-    pub(crate) fn encode(&self) -> Vec<u8> {
+    pub(crate) fn encode(&self, forms: &KnownForms) -> Vec<u8> {
         let mut out = Vec::with_capacity(256);
         out.extend_from_slice(&self.point.to_be_bytes());
         out.extend_from_slice(&self.kept_types.to_be_bytes());
@@ -73,15 +73,15 @@ impl SavedState {
                     put_bytes(&mut out, &serde_json::to_vec(answer).unwrap_or_default());
                 }
             }
-            encode_request(&question.request, &mut out);
+            encode_request(&question.request, forms, &mut out);
         }
         out
     }
 
     /// Decodes a verified state; `None` if it does not decode exactly, with nothing left, or
     /// names a known form this build does not declare.
-    pub(crate) fn decode(bytes: &[u8]) -> Option<Self> {
-        Self::decode_with(bytes, &known_forms::schema)
+    pub(crate) fn decode(bytes: &[u8], forms: &KnownForms) -> Option<Self> {
+        Self::decode_with(bytes, &|id| forms.schema(id).cloned())
     }
 
     /// [`SavedState::decode`] with the schemas of known forms from `known_form`.
@@ -120,17 +120,28 @@ impl SavedState {
     }
 }
 
+/// Why a state that does not decode fails, when it is a form this build does not declare: the
+/// id of that form (its type's fields or descriptions changed since the state was minted).
+pub(crate) fn unknown_form(bytes: &[u8], forms: &KnownForms) -> Option<u64> {
+    let unknown = std::cell::Cell::new(None);
+    let known_form = |id: u64| {
+        forms.schema(id).cloned().or_else(|| {
+            unknown.set(Some(id));
+            Some(Value::Null)
+        })
+    };
+    SavedState::decode_with(bytes, &known_form)?;
+    unknown.get()
+}
+
 /// A state as JSON, for inspection: `{"p": resume point, "t"?: kept types, "s": steps, "f":
-/// {slot: value}, "q": {key: {"r", "a"?, "n"?}}}`. A known form this process does not declare
-/// (an operator's tool reading a server's state) shows as `{"knownForm": id}` in place of its
-/// schema.
+/// {slot: value}, "q": {key: {"r", "a"?, "n"?}}}`. A known form shows as `{"knownForm": id}`
+/// in place of its schema, which only the server that declares it has.
 pub(crate) fn view(bytes: &[u8]) -> Option<Value> {
     let known_form = |id: u64| {
-        Some(known_forms::schema(id).unwrap_or_else(|| {
-            let mut placeholder = Map::new();
-            placeholder.insert("knownForm".into(), format!("{id:016x}").into());
-            Value::Object(placeholder)
-        }))
+        let mut placeholder = Map::new();
+        placeholder.insert("knownForm".into(), format!("{id:016x}").into());
+        Some(Value::Object(placeholder))
     };
     let state = SavedState::decode_with(bytes, &known_form)?;
     let mut questions = Map::new();
@@ -168,7 +179,7 @@ const KNOWN_FORM: u8 = 5;
 /// The property of an `elicit::choice` form.
 const CHOICE_FIELD: &str = crate::ask::CHOICE_FIELD;
 
-fn encode_request(request: &InputRequest, out: &mut Vec<u8>) {
+fn encode_request(request: &InputRequest, forms: &KnownForms, out: &mut Vec<u8>) {
     if request.method == ELICITATION_CREATE
         && let Value::Object(params) = &request.params
         && params.len() == 3
@@ -191,7 +202,7 @@ fn encode_request(request: &InputRequest, out: &mut Vec<u8>) {
                 if encode_choice(message, schema, out) {
                     return;
                 }
-                if let Some(id) = known_forms::id_of(schema) {
+                if let Some(id) = forms.id_of(schema) {
                     out.push(KNOWN_FORM);
                     put_bytes(out, message.as_bytes());
                     out.extend_from_slice(&id.to_be_bytes());
@@ -453,7 +464,7 @@ mod tests {
     use crate::ask::elicit::{self, Pick};
     use serde_json::json;
 
-    fn round_trip(request: InputRequest) {
+    fn round_trip(request: InputRequest, forms: &KnownForms) {
         let mut pending = BTreeMap::new();
         pending.insert(
             "k".to_owned(),
@@ -470,7 +481,7 @@ mod tests {
             frame: Frame::json(json!({"a": 1})),
             pending,
         };
-        let decoded = SavedState::decode(&state.encode()).expect("decodes");
+        let decoded = SavedState::decode(&state.encode(forms), forms).expect("decodes");
         assert_eq!(
             (decoded.point, decoded.kept_types, decoded.steps),
             (0x8a3f_0102, 0xdead_beef, 7)
@@ -484,32 +495,46 @@ mod tests {
 
     #[test]
     fn every_kind_of_question_rebuilds_exactly() {
+        let none = KnownForms::default();
         let choice = |options: Vec<Pick>| elicit::choice("Which?", options).into_request();
-        round_trip(choice(vec![Pick::new("a"), Pick::new("b")]).unwrap());
-        round_trip(choice(vec![Pick::new("a").title("A"), Pick::new("b")]).unwrap());
-        round_trip(choice(Vec::new()).unwrap());
+        round_trip(choice(vec![Pick::new("a"), Pick::new("b")]).unwrap(), &none);
+        round_trip(
+            choice(vec![Pick::new("a").title("A"), Pick::new("b")]).unwrap(),
+            &none,
+        );
+        round_trip(choice(Vec::new()).unwrap(), &none);
         round_trip(
             elicit::url("Sign in", "https://example.com/x")
                 .into_request()
                 .unwrap(),
+            &none,
         );
-        round_trip(InputRequest {
-            method: ELICITATION_CREATE.into(),
-            params: json!({"mode": "form", "message": "m", "requestedSchema": {
+        round_trip(
+            InputRequest {
+                method: ELICITATION_CREATE.into(),
+                params: json!({"mode": "form", "message": "m", "requestedSchema": {
                 "type": "object", "properties": {"n": {"type": "integer", "minimum": -3,
                 "maximum": 1.5, "default": 1}}, "required": ["n"]}}),
-        });
+            },
+            &none,
+        );
         // Almost a choice: kept as a form, still exact.
-        round_trip(InputRequest {
-            method: ELICITATION_CREATE.into(),
-            params: json!({"mode": "form", "message": "m", "requestedSchema": {
+        round_trip(
+            InputRequest {
+                method: ELICITATION_CREATE.into(),
+                params: json!({"mode": "form", "message": "m", "requestedSchema": {
                 "type": "object", "properties": {"choice": {"type": "string",
                 "enum": ["a", 1]}}, "required": ["choice"]}}),
-        });
-        round_trip(InputRequest {
-            method: "sampling/createMessage".into(),
-            params: json!({"messages": [], "maxTokens": 5}),
-        });
+            },
+            &none,
+        );
+        round_trip(
+            InputRequest {
+                method: "sampling/createMessage".into(),
+                params: json!({"messages": [], "maxTokens": 5}),
+            },
+            &none,
+        );
     }
 
     #[test]
@@ -520,11 +545,12 @@ mod tests {
             method: ELICITATION_CREATE.into(),
             params: json!({"mode": "form", "message": "Book?", "requestedSchema": schema}),
         };
+        let (none, mut forms) = (KnownForms::default(), KnownForms::default());
+        forms.register(schema.clone());
         let mut unknown = Vec::new();
-        encode_request(&request, &mut unknown);
-        known_forms::register(schema.clone());
+        encode_request(&request, &none, &mut unknown);
         let mut known = Vec::new();
-        encode_request(&request, &mut known);
+        encode_request(&request, &forms, &mut known);
         assert_eq!(known[0], KNOWN_FORM);
         assert_eq!(
             known.len(),
@@ -532,10 +558,11 @@ mod tests {
             "message and id only"
         );
         assert!(known.len() < unknown.len());
-        round_trip(request.clone());
+        round_trip(request.clone(), &forms);
+        round_trip(request.clone(), &none);
 
-        // Another build's form (an id this process does not know) is refused, not guessed;
-        // inspection still shows the rest.
+        // A server that does not declare the form (another build, whose form type asks
+        // something else) refuses the state rather than guess; inspection shows the rest.
         let mut state = SavedState {
             point: 1,
             kept_types: 0,
@@ -551,10 +578,12 @@ mod tests {
                 reasks: 0,
             },
         );
-        let mut bytes = state.encode();
-        let last = bytes.len() - 1;
-        bytes[last] ^= 1;
-        assert!(SavedState::decode(&bytes).is_none());
+        let bytes = state.encode(&forms);
+        assert!(SavedState::decode(&bytes, &forms).is_some());
+        assert!(SavedState::decode(&bytes, &none).is_none());
+        let id = u64::from_be_bytes(bytes[bytes.len() - 8..].try_into().unwrap());
+        assert_eq!(unknown_form(&bytes, &none), Some(id), "the log can say why");
+        assert_eq!(unknown_form(&bytes, &forms), None);
         let shown = view(&bytes).expect("inspection shows it");
         let params = &shown["q"]["ok"]["r"]["params"];
         assert_eq!(params["message"], "Book?");
@@ -573,12 +602,13 @@ mod tests {
             frame: Frame::new(),
             pending: BTreeMap::new(),
         };
-        let mut bytes = state.encode();
-        assert!(SavedState::decode(&bytes).is_some());
+        let none = KnownForms::default();
+        let mut bytes = state.encode(&none);
+        assert!(SavedState::decode(&bytes, &none).is_some());
         bytes.push(0);
-        assert!(SavedState::decode(&bytes).is_none());
+        assert!(SavedState::decode(&bytes, &none).is_none());
         bytes.truncate(bytes.len() - 2);
-        assert!(SavedState::decode(&bytes).is_none());
+        assert!(SavedState::decode(&bytes, &none).is_none());
     }
 
     mod properties {
@@ -635,7 +665,8 @@ mod tests {
                     })
                     .collect();
                 let state = SavedState { point, kept_types, steps, frame, pending };
-                let decoded = SavedState::decode(&state.encode()).expect("decodes");
+                let none = KnownForms::default();
+                let decoded = SavedState::decode(&state.encode(&none), &none).expect("decodes");
                 prop_assert_eq!((decoded.point, decoded.kept_types, decoded.steps), (point, kept_types, steps));
                 prop_assert_eq!(&decoded.frame, &state.frame);
                 prop_assert_eq!(decoded.pending.len(), state.pending.len());
@@ -649,7 +680,7 @@ mod tests {
 
             #[test]
             fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..200)) {
-                let _ = SavedState::decode(&bytes);
+                let _ = SavedState::decode(&bytes, &KnownForms::default());
                 let _ = view(&bytes);
             }
         }

@@ -7,7 +7,7 @@ use serde_json::json;
 use super::{Inner, Server, ServerInfo};
 use crate::context::{AppState, Authorize};
 use crate::engine::Environment;
-use crate::known_forms;
+use crate::known_forms::KnownForms;
 use crate::machine::{CacheHint, CacheScope, Machine, Prompt, Resource, Tool};
 use crate::single_use::{MemoryStore, ReplayStore};
 use crate::token::{KeyError, KeyRing, Mode, StateCodec};
@@ -187,11 +187,11 @@ impl ServerBuilder {
                     .iter()
                     .map(|resource| &**resource as &dyn Machine),
             );
+        let mut forms = KnownForms::default();
         for machine in machines {
-            machine
-                .known_forms()
-                .into_iter()
-                .for_each(known_forms::register);
+            for schema in machine.known_forms() {
+                forms.register(schema);
+            }
         }
         let tools: Vec<_> = self
             .tools
@@ -240,6 +240,7 @@ impl ServerBuilder {
                     state: Arc::new(self.state),
                     authorizer: self.authorizer,
                     replays: self.replays,
+                    forms,
                 },
                 single_use: self.single_use,
                 tools,
