@@ -39,26 +39,8 @@ fn this_month() -> String {
     let days = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |elapsed| elapsed.as_secs() / 86_400);
-    let (year, month) = civil_month(days as i64);
+    let (year, month, _) = crate::civil::date(days as i64);
     format!("{year:04}-{month:02}")
-}
-
-/// The year and month of a day counted from 1970-01-01 (Howard Hinnant's civil calendar).
-fn civil_month(days: i64) -> (i64, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let day_of_era = z - era * 146_097;
-    let year_of_era =
-        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let shifted_month = (5 * day_of_year + 2) / 153;
-    let month = if shifted_month < 10 {
-        shifted_month + 3
-    } else {
-        shifted_month - 9
-    } as u32;
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
-    (year, month)
 }
 
 #[cfg(test)]
@@ -85,12 +67,5 @@ mod tests {
                 .unwrap_err()
                 .contains("--id")
         );
-    }
-
-    #[test]
-    fn months_are_civil() {
-        assert_eq!(civil_month(0), (1970, 1));
-        assert_eq!(civil_month(20_789), (2026, 12)); // 2026-12-03
-        assert_eq!(civil_month(11_016), (2000, 2)); // 2000-02-29
     }
 }

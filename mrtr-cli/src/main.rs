@@ -1,6 +1,8 @@
 //! `mrtr`: the operator's tool. `mrtr keygen` makes a state key; `mrtr inspect` reads a
 //! `requestState` token and says whether it would be accepted, and why not.
 
+mod civil;
+mod inspect;
 mod keygen;
 
 use std::process::ExitCode;
@@ -8,7 +10,15 @@ use std::process::ExitCode;
 const USAGE: &str = "\
 usage:
   mrtr keygen [--id ID]      print a fresh MRTR_STATE_KEYS entry (id:base64key)
+  mrtr inspect TOKEN [--keys KEYS] [--tool NAME --audience AUDIENCE
+               [--arguments JSON] [--principal P] [--version N]] [--json]
+                             read a requestState token; with --tool, run the server's
+                             checks for that tools/call and name the one that refuses it
+                             (KEYS defaults to $MRTR_STATE_KEYS; an AEAD token needs them)
   mrtr help                  this text
+
+exit codes of inspect: 0 valid, 1 refused (the check is named), 2 unreadable
+(not a token of this mrtr version), 64 a command line that cannot be run
 ";
 
 fn main() -> ExitCode {
@@ -17,6 +27,7 @@ fn main() -> ExitCode {
     let rest: Vec<std::ffi::OsString> = args.collect();
     let result = match command.as_deref() {
         Some("keygen") => keygen::run(rest),
+        Some("inspect") => inspect::run(rest),
         Some("help" | "--help" | "-h") | None => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;

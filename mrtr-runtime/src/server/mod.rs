@@ -25,11 +25,12 @@ use crate::token::StateCodec;
 use crate::uri_template::UriTemplate;
 
 pub use builder::{BuildError, DEFAULT_MAX_ROUNDS, ServerBuilder};
-pub(crate) use listing::tool_entry;
-pub(crate) use method::RoundMethod;
-pub(crate) use params::check_meta;
-pub(crate) use reply::RoundReply;
-pub(crate) use round::RoundRequest;
+// What the rmcp host builds its rounds and results from.
+#[cfg(feature = "rmcp")]
+pub(crate) use {
+    listing::tool_entry, method::RoundMethod, params::check_meta, reply::RoundReply,
+    round::RoundRequest,
+};
 
 use method::Method;
 use reply::response;

@@ -40,6 +40,7 @@ mod canonical;
 mod claims;
 mod clock;
 mod error;
+mod inspect;
 mod keys;
 mod wire;
 
@@ -55,6 +56,7 @@ pub use claims::{Claims, Fingerprint, Flow, FlowId, TokenId};
 pub(crate) use claims::{put_varint, take_varint};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::{InvalidState, KeyError, Rejection, SealError};
+pub use inspect::TokenHeader;
 // For the driver: a kept value that fails to decode is logged without quoting it.
 #[allow(unused_imports)]
 pub(crate) use error::describe_json_error;
@@ -293,17 +295,7 @@ impl StateCodec {
             let (envelope, keys) = self.envelope(token)?;
             let flags = envelope.flags();
             let (body, id) = envelope.read_unauthenticated(&keys);
-            let unknown = Fingerprint::from_bytes([0; 16]);
-            let (claims, payload) = claims::decode_claims(&body, id, unknown)
-                .ok_or(Rejection::Malformed("claims do not decode"))?;
-            let payload = self.inflate(flags, payload)?;
-            let payload = if flags & wire::FLAG_BINARY != 0 {
-                crate::saved::view(&payload)
-                    .ok_or_else(|| Rejection::BadPayload("the state does not decode".into()))?
-            } else {
-                serde_json::from_slice(&payload).map_err(|e| Rejection::bad_payload(&e))?
-            };
-            Ok(Opened { claims, payload })
+            inspect::read_body(flags, &body, id, self.inner.max_payload_len)
         };
         read().map_err(InvalidState::new)
     }
@@ -323,15 +315,6 @@ impl StateCodec {
             .find(envelope.key_id())
             .ok_or_else(|| Rejection::UnknownKeyId(envelope.key_id().to_owned()))?;
         Ok((envelope, keys))
-    }
-
-    fn inflate(&self, flags: u8, payload: &[u8]) -> Result<Vec<u8>, Rejection> {
-        if flags & wire::FLAG_DEFLATED != 0 {
-            miniz_oxide::inflate::decompress_to_vec_with_limit(payload, self.inner.max_payload_len)
-                .map_err(|_| Rejection::BadPayload("deflate stream invalid or too large".into()))
-        } else {
-            Ok(payload.to_vec())
-        }
     }
 
     /// Every check of [`StateCodec::open`] but the payload's decoding.
@@ -367,8 +350,21 @@ impl StateCodec {
         if late(claims.expires_at) {
             return Err(Rejection::Expired);
         }
-        let payload = self.inflate(flags, payload)?;
+        let payload = inflate(flags, payload, settings.max_payload_len)?;
         Ok((claims, payload, flags))
+    }
+}
+
+/// The default cap on a payload's size, before compression and after inflating.
+const DEFAULT_MAX_PAYLOAD_LEN: usize = 1024 * 1024;
+
+/// The payload as sealed: inflated if the flags say it was compressed (up to `max_len`).
+fn inflate(flags: u8, payload: &[u8], max_len: usize) -> Result<Vec<u8>, Rejection> {
+    if flags & wire::FLAG_DEFLATED != 0 {
+        miniz_oxide::inflate::decompress_to_vec_with_limit(payload, max_len)
+            .map_err(|_| Rejection::BadPayload("deflate stream invalid or too large".into()))
+    } else {
+        Ok(payload.to_vec())
     }
 }
 
@@ -407,7 +403,7 @@ impl Default for StateCodecBuilder {
             flow_ttl: Duration::from_secs(60 * 60),
             max_token_len: 64 * 1024,
             compress_above: Some(4096),
-            max_payload_len: 1024 * 1024,
+            max_payload_len: DEFAULT_MAX_PAYLOAD_LEN,
             clock: Arc::new(SystemClock),
         }
     }

@@ -183,6 +183,22 @@ impl Envelope {
         })
     }
 
+    pub(crate) fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// The body and token id of an HMAC-mode token, which are readable without a key (and not
+    /// authenticated); `None` in AEAD mode, where the body is encrypted.
+    pub(crate) fn readable_body(mut self) -> Option<(Vec<u8>, [u8; 16])> {
+        if self.mode != Mode::Hmac {
+            return None;
+        }
+        let tag_start = self.bytes.len() - TAG_LEN;
+        let id: [u8; 16] = self.bytes[tag_start..].try_into().expect("16 bytes");
+        self.bytes.truncate(tag_start);
+        Some((self.bytes.split_off(self.header_len), id))
+    }
+
     pub(crate) fn flags(&self) -> u8 {
         self.bytes[0] & 0x0f
     }
