@@ -652,6 +652,7 @@ mod tests {
                 steps in any::<u32>(),
                 slots in prop::collection::btree_map("[a-z]{1,6}", prop::collection::vec(any::<u8>(), 0..20), 0..4),
                 questions in prop::collection::btree_map("[a-z]{1,6}", (question(), any::<u8>(), any::<bool>()), 0..4),
+                declared in any::<bool>(),
             ) {
                 let mut frame = Frame::new();
                 for (name, bytes) in &slots {
@@ -665,8 +666,16 @@ mod tests {
                     })
                     .collect();
                 let state = SavedState { point, kept_types, steps, frame, pending };
-                let none = KnownForms::default();
-                let decoded = SavedState::decode(&state.encode(&none), &none).expect("decodes");
+                // Either no form is declared, or every form schema is (then stored by id).
+                let mut forms = KnownForms::default();
+                if declared {
+                    for (request, _, _) in questions.values() {
+                        if let Some(schema) = request.params.get("requestedSchema") {
+                            forms.register(schema.clone());
+                        }
+                    }
+                }
+                let decoded = SavedState::decode(&state.encode(&forms), &forms).expect("decodes");
                 prop_assert_eq!((decoded.point, decoded.kept_types, decoded.steps), (point, kept_types, steps));
                 prop_assert_eq!(&decoded.frame, &state.frame);
                 prop_assert_eq!(decoded.pending.len(), state.pending.len());
@@ -680,7 +689,11 @@ mod tests {
 
             #[test]
             fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..200)) {
+                let mut forms = KnownForms::default();
+                forms.register(json!({"type": "object"}));
                 let _ = SavedState::decode(&bytes, &KnownForms::default());
+                let _ = SavedState::decode(&bytes, &forms);
+                let _ = unknown_form(&bytes, &forms);
                 let _ = view(&bytes);
             }
         }
