@@ -666,7 +666,8 @@ mod tests {
                     })
                     .collect();
                 let state = SavedState { point, kept_types, steps, frame, pending };
-                // Either no form is declared, or every form schema is (then stored by id).
+                // Either no form is declared, or every schema is: forms other than choices are
+                // then stored by id, and must come back the same.
                 let mut forms = KnownForms::default();
                 if declared {
                     for (request, _, _) in questions.values() {
