@@ -12,6 +12,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
 use super::McpServer;
+use super::direct::DirectRounds;
 use super::retired::{strip_retired_fields_from_bytes, strip_retired_fields_from_shared};
 
 /// A tower layer that removes the fields the 2026-07-28 revision retired (rmcp 3.11 writes
@@ -279,8 +280,7 @@ impl<B: Body<Data = Bytes> + Unpin> Body for RetiredFieldsBody<B> {
 }
 
 /// The streamable-HTTP service of one mrtr server: what to mount at `/mcp`.
-pub type StreamableHttp =
-    RetiredFieldsService<StreamableHttpService<McpServer, LocalSessionManager>>;
+pub type StreamableHttp = RetiredFieldsService<DirectRounds>;
 
 impl McpServer {
     /// Streamable HTTP for this server (rmcp's `StreamableHttpService`), with the
@@ -294,11 +294,14 @@ impl McpServer {
     pub fn streamable_http(self, config: StreamableHttpServerConfig) -> StreamableHttp {
         let server = self;
         let sessions = server.legacy().is_some();
-        let service = StreamableHttpService::new(
-            move || Ok(server.clone()),
+        let config = config.with_legacy_session_mode(sessions);
+        let handler = server.clone();
+        let rmcp = StreamableHttpService::new(
+            move || Ok(handler.clone()),
             Arc::new(LocalSessionManager::default()),
-            config.with_legacy_session_mode(sessions),
+            config.clone(),
         );
+        let service = DirectRounds::new(server, rmcp, config);
         tower_layer::Layer::layer(&RetiredFieldsLayer, service)
     }
 }

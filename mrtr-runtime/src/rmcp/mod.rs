@@ -42,6 +42,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 mod convert;
+mod direct;
 mod http_layer;
 mod legacy;
 mod retired;
@@ -52,6 +53,7 @@ mod serve;
 pub use rmcp as sdk;
 pub use serve::ServeError;
 
+pub use direct::DirectRounds;
 pub use http_layer::{RetiredFieldsBody, RetiredFieldsLayer, RetiredFieldsService, StreamableHttp};
 pub use retired::{
     RetiredFieldsFilter, stdio, strip_retired_fields, strip_retired_fields_from_bytes,
@@ -140,6 +142,30 @@ impl McpServer {
         }
         .map_err(error)?;
         let principal = principal(context);
+        // rmcp cancels this token on `notifications/cancelled` (and when the HTTP stream
+        // closes): the running step is dropped there, and nothing after its `.await` runs.
+        self.round_with(
+            method,
+            target,
+            retry,
+            capabilities,
+            principal.as_deref(),
+            context.ct.cancelled(),
+        )
+        .await
+    }
+
+    /// A round with the client's capabilities already read; the step is dropped, and the
+    /// round answers "request cancelled", if `cancelled` resolves first.
+    pub(super) async fn round_with(
+        &self,
+        method: RoundMethod,
+        target: &str,
+        retry: Retry,
+        capabilities: crate::capabilities::ClientCapabilities,
+        principal: Option<&str>,
+        cancelled: impl Future<Output = ()>,
+    ) -> Result<RoundReply, ErrorData> {
         let request = RoundRequest {
             method,
             target,
@@ -149,22 +175,33 @@ impl McpServer {
                 .map(|responses| responses.into_iter().collect()),
             request_state: retry.request_state.as_deref(),
             capabilities,
-            principal: principal.as_deref(),
+            principal,
         };
-        // rmcp cancels this token on `notifications/cancelled` (and when the HTTP stream
-        // closes): the running step is dropped there, and nothing after its `.await` runs.
-        crate::server::until_cancelled(self.server.round(request), context.ct.cancelled())
+        crate::server::until_cancelled(self.server.round(request), cancelled)
             .await
             .ok_or_else(|| ErrorData::new(ErrorCode(-32800), "request cancelled", None))?
             .map_err(error)
     }
+
+    /// A tool round's reply as rmcp's response.
+    pub(super) fn tool_response(&self, reply: RoundReply) -> Result<CallToolResponse, ErrorData> {
+        let info = self.server.info_json();
+        Ok(match reply {
+            RoundReply::Complete { result, .. } => {
+                CallToolResponse::Complete(convert::tool_result(result, info)?)
+            }
+            RoundReply::InputRequired { requests, state } => {
+                CallToolResponse::InputRequired(convert::input_required(requests, state, info)?)
+            }
+        })
+    }
 }
 
 /// The fields of a round's params besides its target.
-struct Retry {
-    arguments: Option<JsonObject>,
-    input_responses: Option<rmcp::model::InputResponses>,
-    request_state: Option<String>,
+pub(super) struct Retry {
+    pub(super) arguments: Option<JsonObject>,
+    pub(super) input_responses: Option<rmcp::model::InputResponses>,
+    pub(super) request_state: Option<String>,
 }
 
 impl McpServer {
@@ -322,15 +359,7 @@ impl ServerHandler for McpServer {
         let reply = self
             .round(RoundMethod::CallTool, &request.name, retry, &context)
             .await?;
-        let info = self.server.info_json();
-        Ok(match reply {
-            RoundReply::Complete { result, .. } => {
-                CallToolResponse::Complete(convert::tool_result(result, info)?)
-            }
-            RoundReply::InputRequired { requests, state } => {
-                CallToolResponse::InputRequired(convert::input_required(requests, state, info)?)
-            }
-        })
+        self.tool_response(reply)
     }
 
     async fn list_prompts(

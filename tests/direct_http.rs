@@ -1,0 +1,470 @@
+//! The direct path of `McpServer::streamable_http` against rmcp's own stateless path, request by
+//! request: every request gets the same status, content type and body from both (the sealed
+//! `requestState` aside, which is random per seal, and which each side must accept from the
+//! other), whether the direct path answers it or hands it to rmcp.
+
+mod support;
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+use http_body_util::BodyExt;
+use mrtr::rmcp::{McpServer, Principal, RetiredFieldsLayer};
+use mrtr::{Form, Server, ToolError, elicit};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use serde_json::{Value, json};
+use tower::ServiceExt as _;
+
+#[derive(Form)]
+struct City {
+    city: String,
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct TripArgs {
+    traveller: String,
+}
+
+/// Asks where to, then which of three hotels.
+#[mrtr::tool]
+async fn trip(args: TripArgs) -> Result<String, ToolError> {
+    let city = ask!(elicit::form::<City>("Where to?")).accepted()?.city;
+    let hotel = ask!(elicit::choice(
+        format!("Which hotel in {city}?"),
+        ["Palace", "Harbour", "Garden"]
+    ))
+    .accepted()?;
+    Ok(format!("{} stays at the {hotel} in {city}", args.traveller))
+}
+
+/// Sends the user to a page (a URL elicitation: rmcp writes a retired field for it).
+#[mrtr::tool]
+async fn sign_in() -> Result<String, ToolError> {
+    let consent = ask!(elicit::url(
+        "Sign in to continue",
+        "https://example.com/sign-in"
+    ));
+    Ok(format!("consent: {}", consent.is_accepted()))
+}
+
+fn server() -> Server {
+    Server::builder("direct", "1.0.0")
+        .key_ring(support::ring(3))
+        .tool(trip)
+        .tool(sign_in)
+        .build()
+        .unwrap()
+}
+
+fn config() -> StreamableHttpServerConfig {
+    StreamableHttpServerConfig::default().with_json_response(true)
+}
+
+/// What `streamable_http` was before the direct path: rmcp's service, filtered.
+fn rmcp_only(server: Server) -> axum::Router {
+    let handler = McpServer::new(server);
+    let service = StreamableHttpService::new(
+        move || Ok(handler.clone()),
+        Arc::new(LocalSessionManager::default()),
+        config().with_legacy_session_mode(true),
+    );
+    let service = tower::Layer::layer(&RetiredFieldsLayer, service);
+    axum::Router::new().nest_service("/mcp", service)
+}
+
+fn direct(server: Server) -> axum::Router {
+    axum::Router::new().nest_service("/mcp", McpServer::new(server).streamable_http(config()))
+}
+
+/// One request as a test writes it: headers to set over the defaults (a `None` value removes
+/// one; a name ending in `+` adds a second value), the body and the authenticated principal.
+#[derive(Clone)]
+struct Call {
+    headers: Vec<(&'static str, Option<String>)>,
+    body: String,
+    principal: Option<&'static str>,
+}
+
+fn meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}, "url": {}}},
+        "io.modelcontextprotocol/clientInfo": {"name": "direct-test", "version": "1"}
+    })
+}
+
+impl Call {
+    fn tool(name: &str, mut params: Value) -> Self {
+        params["name"] = name.into();
+        params["_meta"] = meta();
+        let body = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params});
+        Self {
+            headers: vec![("mcp-name", Some(name.to_owned()))],
+            body: body.to_string(),
+            principal: Some("alice"),
+        }
+    }
+
+    fn header(mut self, name: &'static str, value: Option<&str>) -> Self {
+        self.headers.push((name, value.map(str::to_owned)));
+        self
+    }
+
+    fn body(mut self, body: impl Into<String>) -> Self {
+        self.body = body.into();
+        self
+    }
+
+    fn request(&self) -> http::Request<axum::body::Body> {
+        let mut headers: Vec<(&str, Option<String>)> = vec![
+            ("host", Some("localhost:8080".into())),
+            ("content-type", Some("application/json".into())),
+            ("accept", Some("application/json, text/event-stream".into())),
+            ("mcp-protocol-version", Some("2026-07-28".into())),
+            ("mcp-method", Some("tools/call".into())),
+            ("content-length", Some(self.body.len().to_string())),
+        ];
+        for (name, value) in &self.headers {
+            if name.ends_with('+') {
+                headers.push((name.trim_end_matches('+'), value.clone()));
+            } else {
+                headers.retain(|(known, _)| known != name);
+                headers.push((name, value.clone()));
+            }
+        }
+        let mut builder = http::Request::post("/mcp");
+        for (name, value) in headers {
+            if let Some(value) = value {
+                builder = builder.header(name, value);
+            }
+        }
+        let mut request = builder
+            .body(axum::body::Body::from(self.body.clone()))
+            .unwrap();
+        if let Some(principal) = self.principal {
+            request
+                .extensions_mut()
+                .insert(Principal(principal.to_owned()));
+        }
+        request
+    }
+}
+
+/// Status, content type and body of one response; the body as JSON when it is JSON.
+#[derive(Debug, PartialEq)]
+struct Answer {
+    status: u16,
+    content_type: Option<String>,
+    body: Result<Value, String>,
+}
+
+impl Answer {
+    fn state(&self) -> Value {
+        self.body.as_ref().unwrap()["result"]["requestState"].clone()
+    }
+
+    /// The answer with its sealed state replaced by a mark.
+    fn unsealed(mut self) -> Self {
+        if let Ok(body) = &mut self.body
+            && let Some(state) = body.pointer_mut("/result/requestState")
+        {
+            assert!(state.is_string(), "{state}");
+            *state = json!("<sealed>");
+        }
+        self
+    }
+}
+
+async fn send(app: &axum::Router, call: &Call) -> Answer {
+    let response = tokio::time::timeout(
+        std::time::Duration::from_secs(60),
+        app.clone().oneshot(call.request()),
+    )
+    .await
+    .expect("a response within 60 s")
+    .unwrap();
+    let status = response.status().as_u16();
+    let content_type = response
+        .headers()
+        .get("content-type")
+        .map(|value| value.to_str().unwrap().to_owned());
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    let text = String::from_utf8(bytes.to_vec()).unwrap();
+    Answer {
+        status,
+        content_type,
+        body: serde_json::from_str(&text).map_err(|_| text),
+    }
+}
+
+/// Captures what the direct path logs, to tell which path answered.
+#[derive(Clone, Default)]
+struct Sink(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Sink {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Sink {
+    fn direct_answers(&self) -> usize {
+        let mut log = self.0.lock().unwrap();
+        let count = String::from_utf8_lossy(&log)
+            .matches("answered on the direct path")
+            .count();
+        log.clear();
+        count
+    }
+}
+
+struct Pair {
+    direct: axum::Router,
+    rmcp: axum::Router,
+    sink: Sink,
+}
+
+impl Pair {
+    fn new() -> (Self, tracing::subscriber::DefaultGuard) {
+        let sink = Sink::default();
+        let writer = sink.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_max_level(tracing::Level::DEBUG)
+            .with_writer(move || writer.clone())
+            .finish();
+        let guard = tracing::subscriber::set_default(subscriber);
+        let server = server();
+        let pair = Self {
+            direct: direct(server.clone()),
+            rmcp: rmcp_only(server),
+            sink,
+        };
+        (pair, guard)
+    }
+
+    /// Sends `call` to both; asserts they answer alike and that the direct path answered it
+    /// itself exactly when `directly`. Returns the direct path's answer.
+    async fn both(&self, call: &Call, directly: bool) -> Answer {
+        let direct = send(&self.direct, call).await;
+        assert_eq!(
+            self.sink.direct_answers(),
+            usize::from(directly),
+            "took the direct path: expected {directly} for {}\n{direct:?}",
+            call.body
+        );
+        let rmcp = send(&self.rmcp, call).await;
+        let direct_unsealed = Answer {
+            status: direct.status,
+            content_type: direct.content_type.clone(),
+            body: direct.body.clone(),
+        }
+        .unsealed();
+        assert_eq!(direct_unsealed, rmcp.unsealed(), "for {}", call.body);
+        direct
+    }
+}
+
+fn answer(key: &str, content: Value) -> Value {
+    json!({key: {"action": "accept", "content": content}})
+}
+
+#[tokio::test]
+async fn a_flow_gets_the_same_answers_and_each_path_resumes_the_others_states() {
+    let (pair, _guard) = Pair::new();
+    let arguments = json!({"traveller": "Bo"});
+    let first = Call::tool("trip", json!({"arguments": arguments}));
+    let round1 = pair.both(&first, true).await;
+    assert_eq!(
+        round1.body.as_ref().unwrap()["result"]["resultType"],
+        "input_required"
+    );
+
+    // A state sealed on the direct path resumes through rmcp, and the other way round.
+    let retry = |state: &Value, responses: Value| {
+        Call::tool(
+            "trip",
+            json!({"arguments": arguments, "requestState": state, "inputResponses": responses}),
+        )
+    };
+    let city = answer("city", json!({"city": "Porto"}));
+    let round2 = pair.both(&retry(&round1.state(), city.clone()), true).await;
+    let through_rmcp = send(&pair.rmcp, &retry(&round1.state(), city)).await;
+    let hotel = answer("hotel", json!({"choice": "Harbour"}));
+    let last_direct = pair
+        .both(&retry(&through_rmcp.state(), hotel.clone()), true)
+        .await;
+    let last_rmcp = send(&pair.rmcp, &retry(&round2.state(), hotel)).await;
+    for last in [&last_direct, &last_rmcp] {
+        let body = last.body.as_ref().unwrap();
+        assert_eq!(
+            body["result"]["content"][0]["text"], "Bo stays at the Harbour in Porto",
+            "{body}"
+        );
+    }
+
+    // An answer outside the choice is asked again, the same way on both.
+    let wrong = answer("hotel", json!({"choice": "Motel"}));
+    let again = pair.both(&retry(&round2.state(), wrong), true).await;
+    assert_eq!(
+        again.body.as_ref().unwrap()["result"]["resultType"],
+        "input_required"
+    );
+}
+
+#[tokio::test]
+async fn refusals_and_url_elicitations_read_the_same_on_both_paths() {
+    let (pair, _guard) = Pair::new();
+    let arguments = json!({"traveller": "Bo"});
+    let round1 = pair
+        .both(&Call::tool("trip", json!({"arguments": arguments})), true)
+        .await;
+    let state = round1.state();
+    let city = answer("city", json!({"city": "Porto"}));
+    let mut tampered = state.as_str().unwrap().to_owned();
+    tampered.replace_range(10..11, if &tampered[10..11] == "A" { "B" } else { "A" });
+    let refused = [
+        // A tampered state, another principal, other arguments, another tool.
+        Call::tool(
+            "trip",
+            json!({"arguments": arguments, "requestState": tampered, "inputResponses": city}),
+        ),
+        Call {
+            principal: Some("mallory"),
+            ..Call::tool(
+                "trip",
+                json!({"arguments": arguments, "requestState": state, "inputResponses": city}),
+            )
+        },
+        Call::tool(
+            "trip",
+            json!({"arguments": {"traveller": "Eve"}, "requestState": state, "inputResponses": city}),
+        ),
+        Call::tool(
+            "sign_in",
+            json!({"requestState": state, "inputResponses": city}),
+        ),
+        // Arguments that are not the tool's, and a tool that does not exist.
+        Call::tool("trip", json!({"arguments": {"who": "Bo"}})),
+        Call::tool("nope", json!({})),
+    ];
+    for call in &refused {
+        let answer = pair.both(call, true).await;
+        assert!(
+            answer.body.as_ref().unwrap().get("error").is_some()
+                || answer.body.as_ref().unwrap()["result"]["isError"] == true,
+            "{answer:?}"
+        );
+    }
+    // The URL elicitation goes out without the retired `elicitationId` on both.
+    let url = pair.both(&Call::tool("sign_in", json!({})), true).await;
+    let params = &url.body.as_ref().unwrap()["result"]["inputRequests"]["consent"]["params"];
+    assert_eq!(params["mode"], "url", "{params}");
+    assert!(params.get("elicitationId").is_none(), "{params}");
+}
+
+#[tokio::test]
+async fn whatever_the_direct_path_is_unsure_of_goes_to_rmcp() {
+    let (pair, _guard) = Pair::new();
+    let call = || Call::tool("trip", json!({"arguments": {"traveller": "Bo"}}));
+    let body = call().body;
+    let value: Value = serde_json::from_str(&body).unwrap();
+    let with = |edit: &dyn Fn(&mut Value)| {
+        let mut value = value.clone();
+        edit(&mut value);
+        value.to_string()
+    };
+    let delegated = [
+        // Transport checks rmcp makes.
+        call().header("host", Some("evil.example")),
+        call().header("host", None),
+        call().header("origin", Some("https://evil.example")),
+        call().header("accept", Some("application/json")),
+        call().header("accept", Some("application/json;q=0, text/event-stream")),
+        call().header("content-type", Some("text/plain")),
+        call().header("mcp-protocol-version", Some("2025-11-25")),
+        call().header("mcp-protocol-version", None),
+        call().header("mcp-method", None),
+        call().header("mcp-method", Some("tools/list")),
+        call().header("mcp-name", Some("sign_in")),
+        call().header("mcp-name+", Some("trip")),
+        call().header("mcp-param-traveller", Some("Bo")),
+        call().header("mcp-session-id", Some("abc")),
+        // Bodies that are not exactly a 2026-07-28 tools/call.
+        call().body("{not json"),
+        call().body(with(&|value| value["method"] = json!("tools/list"))),
+        call().body(with(&|value| value["jsonrpc"] = json!("1.0"))),
+        call().body(with(&|value| value["extra"] = json!(1))),
+        call().body(with(&|value| {
+            value["params"]["_meta"]
+                .as_object_mut()
+                .unwrap()
+                .remove("io.modelcontextprotocol/clientCapabilities");
+        })),
+        call().body(with(&|value| {
+            value["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] =
+                json!("2025-11-25")
+        })),
+        call().body(with(&|value| {
+            value["params"].as_object_mut().unwrap().remove("_meta");
+        })),
+    ];
+    for call in &delegated {
+        let call = Call {
+            headers: call
+                .headers
+                .iter()
+                .cloned()
+                .chain([("content-length", Some(call.body.len().to_string()))])
+                .collect(),
+            ..call.clone()
+        };
+        pair.both(&call, false).await;
+    }
+    // Still taken: a string id, and an `Accept` in another order and case.
+    let string_id = call().body(with(&|value| value["id"] = json!("seven")));
+    pair.both(&string_id, true).await;
+    let accept = call().header("accept", Some("Text/Event-Stream,APPLICATION/JSON"));
+    pair.both(&accept, true).await;
+}
+
+#[tokio::test]
+async fn other_methods_and_json_off_are_rmcps() {
+    let (pair, _guard) = Pair::new();
+    let list = Call {
+        headers: vec![("mcp-method", Some("tools/list".into()))],
+        body:
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta()}})
+                .to_string(),
+        principal: None,
+    };
+    let listed = pair.both(&list, false).await;
+    assert_eq!(
+        listed.body.as_ref().unwrap()["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+
+    // With event-stream responses asked for, rmcp answers every request.
+    let streaming = axum::Router::new().nest_service(
+        "/mcp",
+        McpServer::new(server()).streamable_http(StreamableHttpServerConfig::default()),
+    );
+    let answer = send(
+        &streaming,
+        &Call::tool("trip", json!({"arguments": {"traveller": "Bo"}})),
+    )
+    .await;
+    assert_eq!(pair.sink.direct_answers(), 0);
+    assert_eq!(
+        answer.content_type.as_deref(),
+        Some("text/event-stream"),
+        "{answer:?}"
+    );
+}
