@@ -394,6 +394,8 @@ async fn whatever_the_direct_path_is_unsure_of_goes_to_rmcp() {
         call().header("mcp-name+", Some("trip")),
         call().header("mcp-param-traveller", Some("Bo")),
         call().header("mcp-session-id", Some("abc")),
+        // A tool name that could be Base64-encoded in `Mcp-Name` (rmcp decodes those).
+        Call::tool("=?base64?dHJpcA==?=", json!({})),
         // Bodies that are not exactly a 2026-07-28 tools/call.
         call().body("{not json"),
         call().body(with(&|value| value["method"] = json!("tools/list"))),

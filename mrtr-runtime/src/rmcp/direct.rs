@@ -12,10 +12,11 @@
 //! checked here at least as strictly: an allowed `Host` and no `Origin`; `Accept` naming both
 //! `application/json` and `text/event-stream` without parameters; a JSON `Content-Type`; a
 //! `Content-Length` under rmcp's body limit; exactly one `MCP-Protocol-Version: 2026-07-28`,
-//! `Mcp-Method: tools/call` and `Mcp-Name` matching the body; no `Mcp-Session-Id` and no
-//! `Mcp-Param-*`; a body that is exactly a JSON-RPC `tools/call` request whose `_meta` names
-//! 2026-07-28 and the client's capabilities. Whatever fails or is unsure goes to rmcp (with the
-//! body already read), which answers it as it always does, errors included.
+//! `Mcp-Method: tools/call` and `Mcp-Name` naming the body's tool verbatim (a name of letters,
+//! digits and `_-./`); no `Mcp-Session-Id` and no `Mcp-Param-*`; a body that is exactly a
+//! JSON-RPC `tools/call` request whose `_meta` names 2026-07-28 and the client's capabilities.
+//! Whatever fails or is unsure goes to rmcp (with the body already read), which answers it as
+//! it always does, errors included.
 
 use std::convert::Infallible;
 use std::fmt::Display;
@@ -308,7 +309,12 @@ impl ToolCall {
             && meta
                 .missing_required_keys(&ProtocolVersion::V_2026_07_28)
                 .is_empty();
-        (complete && only(headers, "mcp-name") == Some(params.name.as_ref()))
+        // A name of other characters may be sent Base64-encoded, which rmcp decodes.
+        let plain_name = params
+            .name
+            .bytes()
+            .all(|byte| byte.is_ascii_alphanumeric() || b"_-./".contains(&byte));
+        (complete && plain_name && only(headers, "mcp-name") == Some(params.name.as_ref()))
             .then_some(Self { id, params })
     }
 }

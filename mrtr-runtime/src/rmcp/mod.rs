@@ -1,6 +1,9 @@
 //! rmcp (the official Rust MCP SDK) as the host: [`McpServer`] is an rmcp `ServerHandler` that
 //! serves an mrtr [`Server`]'s tools, prompts and resource templates. rmcp keeps what is
 //! rmcp's: transports (stdio, streamable HTTP), `server/discover`, the HTTP header checks.
+//! [`McpServer::streamable_http`] answers well-formed stateless `tools/call` rounds on a
+//! direct path in front of rmcp's service ([`DirectRounds`]), with the same checks and the same
+//! response.
 //!
 //! ```no_run
 //! # async fn serve(server: mrtr_runtime::Server) -> Result<(), Box<dyn std::error::Error>> {
