@@ -14,7 +14,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
-flows="${FLOWS:-5000}"
+flows="${FLOWS:-20000}"
 concurrency="${CONCURRENCY:-16}"
 # A rolling deploy restarts three instances one after the other: its runs need to last longer.
 deploy_flows="${DEPLOY_FLOWS:-$((flows * 2))}"
