@@ -1,5 +1,5 @@
-//! The direct path of `McpServer::streamable_http` against rmcp's own stateless path, request by
-//! request: every request gets the same status, content type and body from both (the sealed
+//! The direct path of `McpServer::streamable_http` (stateless `tools/call`, `prompts/get` and
+//! `resources/read` rounds) against rmcp's own stateless path, request by request: every request gets the same status, content type and body from both (the sealed
 //! `requestState` aside, which is random per seal, and which each side must accept from the
 //! other), whether the direct path answers it or hands it to rmcp.
 
@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use http_body_util::BodyExt;
 use mrtr::rmcp::{McpServer, Principal, RetiredFieldsLayer};
-use mrtr::{Form, Server, ToolError, elicit};
+use mrtr::{Form, PromptMessage, ResourceContents, Server, ToolError, elicit};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::{Value, json};
@@ -48,11 +48,40 @@ async fn sign_in() -> Result<String, ToolError> {
     Ok(format!("consent: {}", consent.is_accepted()))
 }
 
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct TopicArgs {
+    topic: String,
+}
+
+/// Asks how strict, then builds the review prompt.
+#[mrtr::prompt]
+async fn review(args: TopicArgs) -> Result<Vec<PromptMessage>, ToolError> {
+    let strictness = ask!(elicit::choice("How strict?", ["gentle", "strict"])).accepted()?;
+    Ok(vec![PromptMessage::user(format!(
+        "Review the {} code, {strictness}ly.",
+        args.topic
+    ))])
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct NoteArgs {
+    id: String,
+}
+
+/// A note, read after saying why.
+#[mrtr::resource(uri = "notes://{id}", mime_type = "text/plain")]
+async fn note(args: NoteArgs) -> Result<ResourceContents, ToolError> {
+    let reason = ask!(elicit::form::<City>("Why?")).accepted()?.city;
+    Ok(ResourceContents::text(format!("note {} (for {reason})", args.id)).mime_type("text/plain"))
+}
+
 fn server() -> Server {
     Server::builder("direct", "1.0.0")
         .key_ring(support::ring(3))
         .tool(trip)
         .tool(sign_in)
+        .prompt(review)
+        .resource(note)
         .build()
         .unwrap()
 }
@@ -101,6 +130,20 @@ impl Call {
         let body = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params});
         Self {
             headers: vec![("mcp-name", Some(name.to_owned()))],
+            body: body.to_string(),
+            principal: Some("alice"),
+        }
+    }
+
+    /// A round of another method: `params` gets the `_meta`, `Mcp-Name` is `name`.
+    fn round(method: &str, name: &str, mut params: Value) -> Self {
+        params["_meta"] = meta();
+        let body = json!({"jsonrpc": "2.0", "id": 8, "method": method, "params": params});
+        Self {
+            headers: vec![
+                ("mcp-method", Some(method.to_owned())),
+                ("mcp-name", Some(name.to_owned())),
+            ],
             body: body.to_string(),
             principal: Some("alice"),
         }
@@ -432,6 +475,57 @@ async fn whatever_the_direct_path_is_unsure_of_goes_to_rmcp() {
     pair.both(&string_id, true).await;
     let accept = call().header("accept", Some("Text/Event-Stream,APPLICATION/JSON"));
     pair.both(&accept, true).await;
+}
+
+#[tokio::test]
+async fn prompt_and_resource_rounds_get_the_same_answers() {
+    let (pair, _guard) = Pair::new();
+    let prompt = |extra: Value| {
+        let mut params = json!({"name": "review", "arguments": {"topic": "Rust"}});
+        params
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        Call::round("prompts/get", "review", params)
+    };
+    let asked = pair.both(&prompt(json!({})), true).await;
+    assert_eq!(
+        asked.body.as_ref().unwrap()["result"]["resultType"],
+        "input_required"
+    );
+    let strict = answer("strictness", json!({"choice": "strict"}));
+    let retry = json!({"requestState": asked.state(), "inputResponses": strict});
+    let done = pair.both(&prompt(retry), true).await;
+    let text = &done.body.as_ref().unwrap()["result"]["messages"][0]["content"]["text"];
+    assert_eq!(text, "Review the Rust code, strictly.", "{done:?}");
+
+    let uri = "notes://n1";
+    let read = |extra: Value| {
+        let mut params = json!({"uri": uri});
+        params
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        Call::round("resources/read", uri, params)
+    };
+    let asked = pair.both(&read(json!({})), true).await;
+    let why = answer("reason", json!({"city": "audit"}));
+    let retry = json!({"requestState": asked.state(), "inputResponses": why});
+    let done = pair.both(&read(retry), true).await;
+    let text = &done.body.as_ref().unwrap()["result"]["contents"][0]["text"];
+    assert_eq!(text, "note n1 (for audit)", "{done:?}");
+
+    // A state of the prompt presented to the resource, and a name that is not the URI.
+    let prompt_state = pair.both(&prompt(json!({})), true).await.state();
+    let replayed = json!({"requestState": prompt_state, "inputResponses": why});
+    let refused = pair.both(&read(replayed), true).await;
+    assert_eq!(
+        refused.body.as_ref().unwrap()["error"]["code"],
+        -32602,
+        "{refused:?}"
+    );
+    let misnamed = read(json!({})).header("mcp-name", Some("notes://n2"));
+    pair.both(&misnamed, false).await;
 }
 
 #[tokio::test]

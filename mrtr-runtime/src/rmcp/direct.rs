@@ -1,6 +1,6 @@
-//! The direct path of [`McpServer::streamable_http`]: a well-formed stateless 2026-07-28
-//! `tools/call` is answered here, and every other request goes to rmcp's
-//! `StreamableHttpService` untouched.
+//! The direct path of [`McpServer::streamable_http`]: a well-formed stateless 2026-07-28 round
+//! (`tools/call`, `prompts/get`, `resources/read`) is answered here, and every other request
+//! goes to rmcp's `StreamableHttpService` untouched.
 //!
 //! rmcp serves each stateless request through a one-shot session: it turns the request back
 //! into JSON to check its headers, builds a peer and a transport, spawns a task and waits on a
@@ -12,9 +12,10 @@
 //! checked here at least as strictly: an allowed `Host` and no `Origin`; `Accept` naming both
 //! `application/json` and `text/event-stream` without parameters; a JSON `Content-Type`; a
 //! `Content-Length` under rmcp's body limit; exactly one `MCP-Protocol-Version: 2026-07-28`,
-//! `Mcp-Method: tools/call` and `Mcp-Name` naming the body's tool verbatim (a name of letters,
-//! digits and `_-./`); no `Mcp-Session-Id` and no `Mcp-Param-*`; a body that is exactly a
-//! JSON-RPC `tools/call` request whose `_meta` names 2026-07-28 and the client's capabilities.
+//! `Mcp-Method` naming one of the three methods and `Mcp-Name` naming the body's tool, prompt
+//! or resource URI verbatim (not Base64-wrapped); no `Mcp-Session-Id` and no `Mcp-Param-*`; a
+//! body that is exactly a JSON-RPC request of that method whose `_meta` names 2026-07-28 and
+//! the client's capabilities.
 //! Whatever fails or is unsure goes to rmcp (with the body already read), which answers it as
 //! it always does, errors included.
 
@@ -32,8 +33,10 @@ use http_body::Body;
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full};
 use rmcp::model::{
-    CallToolRequestMethod, CallToolRequestParams, ErrorCode, JsonRpcVersion2_0, ProtocolVersion,
-    RequestId, ServerJsonRpcMessage, ServerResult,
+    CallToolRequestMethod, CallToolRequestParams, ErrorCode, GetPromptRequestMethod,
+    GetPromptRequestParams, GetPromptResponse, JsonObject, JsonRpcVersion2_0, ProtocolVersion,
+    ReadResourceRequestMethod, ReadResourceRequestParams, ReadResourceResponse, RequestId,
+    RequestMetaObject, ServerJsonRpcMessage, ServerResult,
 };
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
@@ -49,9 +52,11 @@ const JSON: &str = "application/json";
 const EVENT_STREAM: &str = "text/event-stream";
 const PROTOCOL_VERSION: &str = "2026-07-28";
 const TOOLS_CALL: &str = "tools/call";
+const PROMPTS_GET: &str = "prompts/get";
+const RESOURCES_READ: &str = "resources/read";
 
 /// The service behind [`StreamableHttp`](super::StreamableHttp): the direct path for
-/// stateless `tools/call` rounds in front of rmcp's streamable-HTTP service.
+/// stateless rounds in front of rmcp's streamable-HTTP service.
 #[derive(Clone)]
 pub struct DirectRounds {
     server: McpServer,
@@ -118,7 +123,7 @@ impl DirectRounds {
                 );
             }
         };
-        match ToolCall::parse(&parts.headers, &bytes) {
+        match Call::parse(&parts.headers, &bytes) {
             Some(call) => self.answer(call, &parts.extensions).await,
             None => {
                 self.rmcp
@@ -130,36 +135,12 @@ impl DirectRounds {
 
     /// Runs the round and answers as rmcp's stateless path does: the JSON-RPC message
     /// serialized with rmcp's types, and the HTTP status rmcp gives an error.
-    async fn answer(&self, call: ToolCall, extensions: &http::Extensions) -> BoxResponse {
-        let ToolCall { id, params } = call;
-        tracing::debug!(target: "mrtr::rmcp", tool = %params.name, "tools/call answered on the direct path");
-        let principal = extensions
-            .get::<Principal>()
-            .map(|principal| principal.0.as_str());
-        let meta = params.meta.as_ref().map(|meta| &meta.0.0);
-        let outcome = match check_meta(meta).map_err(error) {
-            Ok(capabilities) => {
-                let retry = Retry {
-                    arguments: params.arguments,
-                    input_responses: params.input_responses,
-                    request_state: params.request_state,
-                };
-                self.server
-                    .round_with(
-                        RoundMethod::CallTool,
-                        &params.name,
-                        retry,
-                        capabilities,
-                        principal,
-                        self.settings.config.cancellation_token.cancelled(),
-                    )
-                    .await
-                    .and_then(|reply| self.server.tool_response(reply))
-            }
-            Err(error) => Err(error),
-        };
+    async fn answer(&self, call: Call, extensions: &http::Extensions) -> BoxResponse {
+        let Call { id, round } = call;
+        tracing::debug!(target: "mrtr::rmcp", method = round.method_name(), target = round.target(), "answered on the direct path");
+        let outcome = self.run(round, extensions).await;
         let message = match outcome {
-            Ok(response) => ServerJsonRpcMessage::response(ServerResult::from(response), id),
+            Ok(result) => ServerJsonRpcMessage::response(result, id),
             Err(error) => ServerJsonRpcMessage::error(error, Some(id)),
         };
         let status = status_of(&message);
@@ -174,6 +155,50 @@ impl DirectRounds {
                 format!("serialize json response: {error}"),
             ),
         }
+    }
+
+    /// The round of `McpServer`'s handler for the same request, and its reply shaped the same.
+    async fn run(
+        &self,
+        round: Round,
+        extensions: &http::Extensions,
+    ) -> Result<ServerResult, rmcp::ErrorData> {
+        let capabilities = check_meta(round.meta().map(|meta| &meta.0.0)).map_err(error)?;
+        let principal = extensions
+            .get::<Principal>()
+            .map(|principal| principal.0.as_str());
+        let method = round.method();
+        let (target, retry) = round.into_retry();
+        let reply = self
+            .server
+            .round_with(
+                method,
+                &target,
+                retry,
+                capabilities,
+                principal,
+                self.settings.config.cancellation_token.cancelled(),
+            )
+            .await?;
+        Ok(match method {
+            RoundMethod::CallTool => self.server.tool_response(reply)?.into(),
+            RoundMethod::GetPrompt => self
+                .server
+                .shaped(
+                    reply,
+                    GetPromptResponse::Complete,
+                    GetPromptResponse::InputRequired,
+                )?
+                .into(),
+            RoundMethod::ReadResource => self
+                .server
+                .shaped(
+                    reply,
+                    ReadResourceResponse::Complete,
+                    ReadResourceResponse::InputRequired,
+                )?
+                .into(),
+        })
     }
 }
 
@@ -197,7 +222,8 @@ impl Settings {
                 .and_then(|length| length.parse::<usize>().ok())
                 .is_some_and(|length| length < self.max_body)
             && only(headers, "mcp-protocol-version") == Some(PROTOCOL_VERSION)
-            && only(headers, "mcp-method") == Some(TOOLS_CALL)
+            && only(headers, "mcp-method")
+                .is_some_and(|method| [TOOLS_CALL, PROMPTS_GET, RESOURCES_READ].contains(&method))
             && only(headers, "mcp-name").is_some()
             && !headers
                 .keys()
@@ -281,41 +307,135 @@ fn host_allowed(headers: &HeaderMap, allowed: &[Authority]) -> bool {
         })
 }
 
-/// A body that is exactly a JSON-RPC `tools/call` request.
+/// A body that is exactly a JSON-RPC request of method `M` (a marker that only deserializes
+/// from its method's name) with params `P`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Envelope {
+struct Envelope<M, P> {
     #[allow(dead_code, reason = "only \"2.0\" deserializes")]
     jsonrpc: JsonRpcVersion2_0,
     id: RequestId,
-    #[allow(dead_code, reason = "only \"tools/call\" deserializes")]
-    method: CallToolRequestMethod,
-    params: CallToolRequestParams,
+    #[allow(dead_code, reason = "only the method's name deserializes")]
+    method: M,
+    params: P,
 }
 
-/// A `tools/call` the direct path answers.
-struct ToolCall {
+impl<M: serde::de::DeserializeOwned, P: serde::de::DeserializeOwned> Envelope<M, P> {
+    fn parse(body: &[u8], round: fn(P) -> Round) -> Option<Call> {
+        let Self { id, params, .. } = serde_json::from_slice(body).ok()?;
+        Some(Call {
+            id,
+            round: round(params),
+        })
+    }
+}
+
+/// The params of a round, as rmcp types them.
+enum Round {
+    Tool(CallToolRequestParams),
+    Prompt(GetPromptRequestParams),
+    Resource(ReadResourceRequestParams),
+}
+
+impl Round {
+    fn method(&self) -> RoundMethod {
+        match self {
+            Self::Tool(_) => RoundMethod::CallTool,
+            Self::Prompt(_) => RoundMethod::GetPrompt,
+            Self::Resource(_) => RoundMethod::ReadResource,
+        }
+    }
+
+    fn method_name(&self) -> &'static str {
+        match self {
+            Self::Tool(_) => TOOLS_CALL,
+            Self::Prompt(_) => PROMPTS_GET,
+            Self::Resource(_) => RESOURCES_READ,
+        }
+    }
+
+    /// What `Mcp-Name` must name: the tool, the prompt, the resource's URI.
+    fn target(&self) -> &str {
+        match self {
+            Self::Tool(params) => &params.name,
+            Self::Prompt(params) => &params.name,
+            Self::Resource(params) => &params.uri,
+        }
+    }
+
+    fn meta(&self) -> Option<&RequestMetaObject> {
+        match self {
+            Self::Tool(params) => params.meta.as_ref(),
+            Self::Prompt(params) => params.meta.as_ref(),
+            Self::Resource(params) => params.meta.as_ref(),
+        }
+    }
+
+    /// The target and the fields `McpServer`'s handler passes on (a resource read has no
+    /// arguments).
+    fn into_retry(self) -> (String, Retry) {
+        let (target, arguments, input_responses, request_state): (
+            String,
+            Option<JsonObject>,
+            _,
+            _,
+        ) = match self {
+            Self::Tool(params) => (
+                params.name.into_owned(),
+                params.arguments,
+                params.input_responses,
+                params.request_state,
+            ),
+            Self::Prompt(params) => (
+                params.name,
+                params.arguments,
+                params.input_responses,
+                params.request_state,
+            ),
+            Self::Resource(params) => (
+                params.uri,
+                None,
+                params.input_responses,
+                params.request_state,
+            ),
+        };
+        let retry = Retry {
+            arguments,
+            input_responses,
+            request_state,
+        };
+        (target, retry)
+    }
+}
+
+/// A round request the direct path answers.
+struct Call {
     id: RequestId,
-    params: CallToolRequestParams,
+    round: Round,
 }
 
-impl ToolCall {
-    /// The call in `body`, if it is one the direct path takes: its tool is the one `Mcp-Name`
-    /// names and its `_meta` carries what a 2026-07-28 request must.
+impl Call {
+    /// The round in `body`, if it is one the direct path takes: of the method `Mcp-Method`
+    /// names, for the target `Mcp-Name` names verbatim, with a `_meta` carrying what a
+    /// 2026-07-28 request must.
     fn parse(headers: &HeaderMap, body: &[u8]) -> Option<Self> {
-        let Envelope { id, params, .. } = serde_json::from_slice(body).ok()?;
-        let meta = params.meta.as_ref()?;
+        let call = match only(headers, "mcp-method")? {
+            TOOLS_CALL => Envelope::<CallToolRequestMethod, _>::parse(body, Round::Tool),
+            PROMPTS_GET => Envelope::<GetPromptRequestMethod, _>::parse(body, Round::Prompt),
+            RESOURCES_READ => {
+                Envelope::<ReadResourceRequestMethod, _>::parse(body, Round::Resource)
+            }
+            _ => None,
+        }?;
+        let meta = call.round.meta()?;
         let complete = meta.protocol_version() == Some(ProtocolVersion::V_2026_07_28)
             && meta
                 .missing_required_keys(&ProtocolVersion::V_2026_07_28)
                 .is_empty();
-        // A name of other characters may be sent Base64-encoded, which rmcp decodes.
-        let plain_name = params
-            .name
-            .bytes()
-            .all(|byte| byte.is_ascii_alphanumeric() || b"_-./".contains(&byte));
-        (complete && plain_name && only(headers, "mcp-name") == Some(params.name.as_ref()))
-            .then_some(Self { id, params })
+        // rmcp decodes a Base64-wrapped `Mcp-Name` before comparing; those go to it.
+        let name = only(headers, "mcp-name")?;
+        let verbatim = !(name.starts_with("=?base64?") && name.ends_with("?="));
+        (complete && verbatim && name == call.round.target()).then_some(call)
     }
 }
 

@@ -288,9 +288,10 @@ impl McpServer {
     /// `nest_service("/mcp", ..)`. `config` is rmcp's.
     ///
     /// 2026-07-28 requests are served statelessly, one handler per request, all sharing the
-    /// server and its keys. With `config.json_response` on, a well-formed `tools/call` is
-    /// answered on [`DirectRounds`]' direct path, with rmcp's checks and rmcp's response but
-    /// without its per-request session machinery; every other request is rmcp's.
+    /// server and its keys. With `config.json_response` on, a well-formed round (`tools/call`,
+    /// `prompts/get`, `resources/read`) is answered on [`DirectRounds`]' direct path, with
+    /// rmcp's checks and rmcp's response but without its per-request session machinery; every
+    /// other request is rmcp's.
     ///
     /// An `initialize` opens a session (in this process's memory) for a 2025-11-25 or
     /// 2025-06-18 client, unless [`McpServer::without_legacy`]: then no session is ever

@@ -1,9 +1,9 @@
 //! rmcp (the official Rust MCP SDK) as the host: [`McpServer`] is an rmcp `ServerHandler` that
 //! serves an mrtr [`Server`]'s tools, prompts and resource templates. rmcp keeps what is
 //! rmcp's: transports (stdio, streamable HTTP), `server/discover`, the HTTP header checks.
-//! [`McpServer::streamable_http`] answers well-formed stateless `tools/call` rounds on a
-//! direct path in front of rmcp's service ([`DirectRounds`]), with the same checks and the same
-//! response.
+//! [`McpServer::streamable_http`] answers well-formed stateless rounds (`tools/call`,
+//! `prompts/get`, `resources/read`) on a direct path in front of rmcp's service
+//! ([`DirectRounds`]), with the same checks and the same response.
 //!
 //! ```no_run
 //! # async fn serve(server: mrtr_runtime::Server) -> Result<(), Box<dyn std::error::Error>> {
@@ -462,6 +462,17 @@ impl McpServer {
         input_required: fn(InputRequiredResult) -> R,
     ) -> Result<R, ErrorData> {
         let reply = self.round(method, target, retry, context).await?;
+        self.shaped(reply, complete, input_required)
+    }
+
+    /// A prompt's or resource read's reply as rmcp's response (shaped as JSON first: these
+    /// results have no fast path).
+    pub(super) fn shaped<C: DeserializeOwned, R>(
+        &self,
+        reply: RoundReply,
+        complete: fn(C) -> R,
+        input_required: fn(InputRequiredResult) -> R,
+    ) -> Result<R, ErrorData> {
         let result = self.server.reply_json(reply);
         Ok(if is_input_required(&result) {
             input_required(convert(result)?)
