@@ -91,19 +91,19 @@ fn config() -> StreamableHttpServerConfig {
 }
 
 /// What `streamable_http` was before the direct path: rmcp's service, filtered.
-fn rmcp_only(server: Server) -> axum::Router {
+fn rmcp_only(server: Server, config: StreamableHttpServerConfig) -> axum::Router {
     let handler = McpServer::new(server);
     let service = StreamableHttpService::new(
         move || Ok(handler.clone()),
         Arc::new(LocalSessionManager::default()),
-        config().with_legacy_session_mode(true),
+        config.with_legacy_session_mode(true),
     );
     let service = tower::Layer::layer(&RetiredFieldsLayer, service);
     axum::Router::new().nest_service("/mcp", service)
 }
 
-fn direct(server: Server) -> axum::Router {
-    axum::Router::new().nest_service("/mcp", McpServer::new(server).streamable_http(config()))
+fn direct(server: Server, config: StreamableHttpServerConfig) -> axum::Router {
+    axum::Router::new().nest_service("/mcp", McpServer::new(server).streamable_http(config))
 }
 
 /// One request as a test writes it: headers to set over the defaults (a `None` value removes
@@ -274,6 +274,10 @@ struct Pair {
 
 impl Pair {
     fn new() -> (Self, tracing::subscriber::DefaultGuard) {
+        Self::with(config())
+    }
+
+    fn with(config: StreamableHttpServerConfig) -> (Self, tracing::subscriber::DefaultGuard) {
         let sink = Sink::default();
         let writer = sink.clone();
         let subscriber = tracing_subscriber::fmt()
@@ -283,8 +287,8 @@ impl Pair {
         let guard = tracing::subscriber::set_default(subscriber);
         let server = server();
         let pair = Self {
-            direct: direct(server.clone()),
-            rmcp: rmcp_only(server),
+            direct: direct(server.clone(), config.clone()),
+            rmcp: rmcp_only(server, config),
             sink,
         };
         (pair, guard)
@@ -526,6 +530,30 @@ async fn prompt_and_resource_rounds_get_the_same_answers() {
     );
     let misnamed = read(json!({})).header("mcp-name", Some("notes://n2"));
     pair.both(&misnamed, false).await;
+}
+
+#[tokio::test]
+async fn the_allowed_hosts_are_rmcps_rule() {
+    let call = || Call::tool("trip", json!({"arguments": {"traveller": "Bo"}}));
+    let hosts = config().with_allowed_hosts(["MCP.example.com:8443", "[::1]"]);
+    let (pair, guard) = Pair::with(hosts);
+    pair.both(&call().header("host", Some("mcp.example.com:8443")), true)
+        .await;
+    pair.both(&call().header("host", Some("[::1]:3000")), true)
+        .await;
+    let other_port = pair
+        .both(&call().header("host", Some("mcp.example.com:9000")), false)
+        .await;
+    assert_eq!(other_port.status, 403);
+    drop(guard);
+    // A list of blank entries allows no host at all, not every host.
+    let (pair, guard) = Pair::with(config().with_allowed_hosts([" "]));
+    let refused = pair.both(&call(), false).await;
+    assert_eq!(refused.status, 403);
+    drop(guard);
+    let (pair, _guard) = Pair::with(config().disable_allowed_hosts());
+    pair.both(&call().header("host", Some("anything.example")), true)
+        .await;
 }
 
 #[tokio::test]

@@ -64,41 +64,34 @@ pub struct DirectRounds {
     settings: Arc<Settings>,
 }
 
-/// What the direct path needs of rmcp's configuration.
+/// rmcp's configuration, with its allowed hosts parsed once.
 struct Settings {
-    /// `None` when the direct path is off: rmcp's SSE responses are asked for.
-    allowed_hosts: Option<Vec<Authority>>,
-    max_body: usize,
     config: StreamableHttpServerConfig,
+    allowed_hosts: Vec<Authority>,
 }
 
 impl std::fmt::Debug for DirectRounds {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("DirectRounds")
             .field("server", &self.server)
-            .field("direct", &self.settings.allowed_hosts.is_some())
+            .field("direct", &self.settings.config.json_response)
             .finish_non_exhaustive()
     }
 }
 
 impl DirectRounds {
     pub(super) fn new(server: McpServer, rmcp: Rmcp, config: StreamableHttpServerConfig) -> Self {
-        // The direct path answers with one JSON response; with `json_response` off rmcp
-        // answers with an event stream, so rmcp keeps every request.
-        let allowed_hosts = config.json_response.then(|| {
-            config
-                .allowed_hosts
-                .iter()
-                .filter_map(|host| Authority::allowed(host))
-                .collect()
-        });
+        let allowed_hosts = config
+            .allowed_hosts
+            .iter()
+            .filter_map(|host| Authority::allowed(host))
+            .collect();
         Self {
             server,
             rmcp,
             settings: Arc::new(Settings {
-                allowed_hosts,
-                max_body: config.max_request_body_bytes,
                 config,
+                allowed_hosts,
             }),
         }
     }
@@ -206,13 +199,13 @@ impl Settings {
     /// Whether the request's method and headers allow the direct path; the body is checked
     /// once read.
     fn takes(&self, method: &http::Method, headers: &HeaderMap) -> bool {
-        let Some(allowed_hosts) = &self.allowed_hosts else {
-            return false;
-        };
-        *method == http::Method::POST
+        // The direct path answers with one JSON response; with `json_response` off rmcp
+        // answers with an event stream, so rmcp keeps every request.
+        self.config.json_response
+            && *method == http::Method::POST
             && !headers.contains_key(ORIGIN)
             && !headers.contains_key("mcp-session-id")
-            && host_allowed(headers, allowed_hosts)
+            && self.host_allowed(headers)
             && accepts_json_and_event_stream(headers)
             && only(headers, CONTENT_TYPE.as_str()).is_some_and(|value| {
                 let essence = value.split_once(';').map_or(value, |(essence, _)| essence);
@@ -220,7 +213,7 @@ impl Settings {
             })
             && only(headers, CONTENT_LENGTH.as_str())
                 .and_then(|length| length.parse::<usize>().ok())
-                .is_some_and(|length| length < self.max_body)
+                .is_some_and(|length| length < self.config.max_request_body_bytes)
             && only(headers, "mcp-protocol-version") == Some(PROTOCOL_VERSION)
             && only(headers, "mcp-method")
                 .is_some_and(|method| [TOOLS_CALL, PROMPTS_GET, RESOURCES_READ].contains(&method))
@@ -228,6 +221,23 @@ impl Settings {
             && !headers
                 .keys()
                 .any(|name| name.as_str().starts_with("mcp-param-"))
+    }
+
+    /// The `Host` header is allowed by rmcp's rule: any host when the list is empty, else a
+    /// listed host, on its port if the entry names one. A request without a `Host` header goes
+    /// to rmcp.
+    fn host_allowed(&self, headers: &HeaderMap) -> bool {
+        let Some(host) = only(headers, HOST.as_str())
+            .and_then(|host| http::uri::Authority::try_from(host).ok())
+            .map(|authority| Authority::new(authority.host(), authority.port_u16()))
+        else {
+            return false;
+        };
+        // The configured list, not the parsed one: a list of blank entries allows no host.
+        self.config.allowed_hosts.is_empty()
+            || self.allowed_hosts.iter().any(|entry| {
+                entry.host == host.host && entry.port.is_none_or(|port| host.port == Some(port))
+            })
     }
 }
 
@@ -290,21 +300,6 @@ impl Authority {
             Err(_) => Self::new(entry, None),
         })
     }
-}
-
-/// The `Host` header is allowed by rmcp's rule: any host when the list is empty, else a listed
-/// host, on its port if the entry names one. A request without a `Host` header goes to rmcp.
-fn host_allowed(headers: &HeaderMap, allowed: &[Authority]) -> bool {
-    let Some(host) = only(headers, HOST.as_str())
-        .and_then(|host| http::uri::Authority::try_from(host).ok())
-        .map(|authority| Authority::new(authority.host(), authority.port_u16()))
-    else {
-        return false;
-    };
-    allowed.is_empty()
-        || allowed.iter().any(|entry| {
-            entry.host == host.host && entry.port.is_none_or(|port| host.port == Some(port))
-        })
 }
 
 /// A body that is exactly a JSON-RPC request of method `M` (a marker that only deserializes
