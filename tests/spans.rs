@@ -2,12 +2,12 @@
 //! then the outcome (with the keys asked, or the reason of a refusal) and the duration. The
 //! token never appears in it.
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
+mod support;
 
 use mrtr::testing::{Harness, answer};
 use mrtr::{Form, ToolError, elicit};
 use serde_json::json;
+use support::Sink;
 use tracing_subscriber::fmt::format::FmtSpan;
 
 #[derive(Form)]
@@ -21,29 +21,13 @@ async fn greet() -> Result<String, ToolError> {
     Ok(format!("Hello, {}!", login.name))
 }
 
-#[derive(Clone, Default)]
-struct Sink(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Sink {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Sink {
-    /// The closed `mrtr.round` spans, one line each.
-    fn rounds(&self) -> Vec<String> {
-        String::from_utf8(self.0.lock().unwrap().clone())
-            .unwrap()
-            .lines()
-            .filter(|line| line.contains("mrtr.round") && line.contains("close"))
-            .map(str::to_owned)
-            .collect()
-    }
+/// The closed `mrtr.round` spans written so far, one line each.
+fn rounds(sink: &Sink) -> Vec<String> {
+    sink.take()
+        .lines()
+        .filter(|line| line.contains("mrtr.round") && line.contains("close"))
+        .map(str::to_owned)
+        .collect()
 }
 
 #[tokio::test]
@@ -66,7 +50,7 @@ async fn every_round_has_a_span_with_its_outcome() {
     first.answer([("login", answer::decline())]).await;
     first.retry().state(first.tampered_state()).send().await;
 
-    let rounds = sink.rounds();
+    let rounds = rounds(&sink);
     assert_eq!(rounds.len(), 4, "{rounds:#?}");
     for line in &rounds {
         assert!(line.contains(r#"method="tools/call""#), "{line}");

@@ -2,7 +2,8 @@
 #![allow(dead_code)]
 
 use std::collections::BTreeMap;
-use std::sync::Mutex;
+use std::io::Write;
+use std::sync::{Arc, Mutex};
 
 use mrtr::Server;
 use mrtr::token::{KeyId, KeyRing, SecretKey};
@@ -171,4 +172,26 @@ pub fn hmac_payload(token: &str) -> Value {
         .build()
         .unwrap();
     codec.inspect(token).unwrap().payload
+}
+
+/// Keeps what a `tracing` subscriber writes (give it `move || sink.clone()` as its writer), for
+/// a test to read.
+#[derive(Clone, Default)]
+pub struct Sink(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Sink {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Sink {
+    /// What was written so far, and forgets it.
+    pub fn take(&self) -> String {
+        String::from_utf8(std::mem::take(&mut *self.0.lock().unwrap())).unwrap()
+    }
 }
