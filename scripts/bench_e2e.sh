@@ -9,6 +9,7 @@
 #
 # Settings (environment, defaults in brackets):
 #   SERVERS       which servers, in order              [rmcp mrtr mrtr-hmac]
+#                 (also: mrtr-hmac-deflate, HMAC deflating payloads over 256 bytes)
 #   CONCURRENCY   concurrent flows                     [16 64]
 #   REPS          interleaved repetitions              [3]
 #   DURATION      measured seconds per run             [10]
@@ -44,6 +45,7 @@ command_of() { # server port
     rmcp) echo "$bin/e2e-rmcp $2" ;;
     mrtr) echo "$bin/e2e-mrtr $2" ;;
     mrtr-hmac) echo "$bin/e2e-mrtr $2 --hmac" ;;
+    mrtr-hmac-deflate) echo "$bin/e2e-mrtr $2 --hmac --deflate" ;;
     *) echo "unknown server $1" >&2; exit 2 ;;
   esac
 }

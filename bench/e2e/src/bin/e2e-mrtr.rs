@@ -1,11 +1,12 @@
 //! The `book` flow written with mrtr: one sequential async fn with two `ask!`s, served by
 //! `McpServer::streamable_http` (stateless streamable HTTP, JSON responses), as the README
-//! shows. AEAD sealing (the default) unless `--hmac`.
+//! shows. AEAD sealing (the default) unless `--hmac`; `--hmac --deflate` also deflates every
+//! payload over 256 bytes (`StateCodecBuilder::compress_above`), to weigh token size against CPU.
 //!
-//! Usage: `e2e-mrtr PORT [--hmac]`
+//! Usage: `e2e-mrtr PORT [--hmac [--deflate]]`
 
 use mrtr::rmcp::McpServer;
-use mrtr::token::{KeyId, KeyRing, Mode, SecretKey};
+use mrtr::token::{KeyId, KeyRing, Mode, SecretKey, StateCodec};
 use mrtr::{Form, Server, ToolError, elicit};
 use mrtr_bench_e2e::{KEY, alloc::Counting, offers};
 use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
@@ -62,15 +63,22 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .next()
         .and_then(|port| port.parse().ok())
         .unwrap_or(8132);
-    let mode = if args.any(|arg| arg == "--hmac") {
+    let flags: Vec<String> = args.collect();
+    let mode = if flags.iter().any(|arg| arg == "--hmac") {
         Mode::Hmac
     } else {
         Mode::Aead
     };
+    let compress_above = flags.iter().any(|arg| arg == "--deflate").then_some(256);
     let ring = KeyRing::with_signing_key(KeyId::new("k1")?, SecretKey::from_bytes(KEY.to_vec())?);
-    let server = Server::builder("e2e-mrtr", "0.1.0")
+    let codec = StateCodec::builder()
         .key_ring(ring)
         .mode(mode)
+        .audience("e2e-mrtr")
+        .compress_above(compress_above)
+        .build()?;
+    let server = Server::builder("e2e-mrtr", "0.1.0")
+        .codec(codec)
         .tool(book)
         .build()?;
     let service = McpServer::new(server)
