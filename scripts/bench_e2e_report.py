@@ -13,6 +13,7 @@ NAMES = {
     "rmcp": "hand-written rmcp + `RequestStateCodec` (HMAC)",
     "mrtr": "mrtr, AEAD (default)",
     "mrtr-hmac": "mrtr, HMAC",
+    "mrtr-hmac-deflate": "mrtr, HMAC, deflating payloads over 256 B",
 }
 
 runs = defaultdict(dict)  # (server, concurrency) -> rep -> record

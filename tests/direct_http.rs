@@ -562,3 +562,268 @@ async fn other_methods_and_json_off_are_rmcps() {
         "{answer:?}"
     );
 }
+
+/// One axis of a generated request: the well-formed value nine times in ten, else one of the
+/// `others` (`None`: the header or field is left out).
+fn axis<T: Clone + std::fmt::Debug + 'static>(
+    well_formed: T,
+    others: Vec<T>,
+) -> proptest::strategy::BoxedStrategy<T> {
+    use proptest::prelude::*;
+    prop_oneof![9 => Just(well_formed), 1 => proptest::sample::select(others)].boxed()
+}
+
+/// A request built from one pick per axis. `"<body>"` in a header stands for the body's
+/// method or name, so that most requests agree with themselves.
+#[derive(Clone, Debug)]
+struct Generated {
+    headers: Vec<(&'static str, Option<&'static str>)>,
+    method: &'static str,
+    name: &'static str,
+    jsonrpc: &'static str,
+    id: Value,
+    arguments: Option<Value>,
+    meta: Option<Value>,
+    state: Option<Value>,
+    responses: Option<Value>,
+    extra_field: bool,
+    raw_body: Option<&'static str>,
+}
+
+impl Generated {
+    fn call(&self) -> Call {
+        let mut params = json!({});
+        let target = if self.method == "resources/read" {
+            "uri"
+        } else {
+            "name"
+        };
+        params[target] = json!(self.name);
+        for (field, value) in [
+            ("arguments", &self.arguments),
+            ("_meta", &self.meta),
+            ("requestState", &self.state),
+            ("inputResponses", &self.responses),
+        ] {
+            if let Some(value) = value {
+                params[field] = value.clone();
+            }
+        }
+        let mut body = json!({"jsonrpc": self.jsonrpc, "id": self.id, "method": self.method, "params": params});
+        if self.extra_field {
+            body["extra"] = json!(true);
+        }
+        let headers = self.headers.iter().map(|&(header, value)| {
+            let value = match value {
+                Some("<body>") if header.starts_with("mcp-method") => Some(self.method),
+                Some("<body>") => Some(self.name),
+                other => other,
+            };
+            (header, value.map(str::to_owned))
+        });
+        Call {
+            headers: headers.collect(),
+            body: self
+                .raw_body
+                .map_or_else(|| body.to_string(), str::to_owned),
+            principal: Some("alice"),
+        }
+    }
+}
+
+/// Requests generated around a well-formed round, one to a few things off at a time, get the
+/// same status, content type and body on both paths, whichever path answers.
+#[test]
+fn generated_requests_get_the_same_answers_on_both_paths() {
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, TestRunner};
+
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let (pair, _guard) = Pair::new();
+    let first = Call::tool("trip", json!({"arguments": {"traveller": "Bo"}}));
+    let state = runtime.block_on(send(&pair.direct, &first)).state();
+    direct_answers(&pair.sink);
+
+    let some = |value: &'static str| Some(value);
+    let headers = (
+        axis(
+            some("localhost:8080"),
+            vec![
+                None,
+                some("LOCALHOST"),
+                some("127.0.0.1"),
+                some("[::1]:8080"),
+                some("evil.example"),
+            ],
+        ),
+        axis(
+            None,
+            vec![some("http://localhost:8080"), some("https://evil.example")],
+        ),
+        axis(
+            some("application/json"),
+            vec![
+                None,
+                some("application/json; charset=utf-8"),
+                some("text/plain"),
+            ],
+        ),
+        axis(
+            some("application/json, text/event-stream"),
+            vec![
+                None,
+                some("text/event-stream, application/json"),
+                some("application/json"),
+                some("*/*"),
+                some("application/json;q=0, text/event-stream"),
+            ],
+        ),
+        axis(
+            some("2026-07-28"),
+            vec![None, some("2025-11-25"), some(" 2026-07-28")],
+        ),
+        axis(
+            some("<body>"),
+            vec![None, some("tools/call"), some("prompts/get")],
+        ),
+        axis(
+            some("<body>"),
+            vec![
+                None,
+                some("trip"),
+                some("other"),
+                some("=?base64?dHJpcA==?="),
+            ],
+        ),
+        axis(
+            None,
+            vec![
+                Some(("mcp-session-id", "abc")),
+                Some(("mcp-param-traveller", "Bo")),
+                Some(("mcp-name+", "trip")),
+                Some(("mcp-protocol-version+", "2026-07-28")),
+                Some(("content-length", "0")),
+                Some(("content-length+", "5")),
+            ],
+        ),
+    );
+    let full_meta = meta();
+    let mut old_meta = meta();
+    old_meta["io.modelcontextprotocol/protocolVersion"] = json!("2025-11-25");
+    let mut no_capabilities = meta();
+    no_capabilities["io.modelcontextprotocol/clientCapabilities"] = json!({});
+    let body = (
+        axis(
+            "tools/call",
+            vec!["prompts/get", "resources/read", "tools/list"],
+        ),
+        axis(
+            "trip",
+            vec![
+                "review",
+                "sign_in",
+                "nope",
+                "notes://n1",
+                "=?base64?dHJpcA==?=",
+            ],
+        ),
+        axis("2.0", vec!["1.0"]),
+        axis(
+            json!(7),
+            vec![json!("seven"), json!(null), json!(1.5), json!(-3)],
+        ),
+        axis(
+            Some(json!({"traveller": "Bo"})),
+            vec![
+                None,
+                Some(json!({"traveller": 5})),
+                Some(json!({})),
+                Some(json!("Bo")),
+            ],
+        ),
+        axis(
+            Some(full_meta),
+            vec![None, Some(old_meta), Some(no_capabilities), Some(json!({}))],
+        ),
+        axis(
+            None,
+            vec![
+                Some(state),
+                Some(json!("m2.AAAA")),
+                Some(json!(null)),
+                Some(json!(42)),
+            ],
+        ),
+        axis(
+            None,
+            vec![
+                Some(answer("city", json!({"city": "Porto"}))),
+                Some(json!({"city": "Porto"})),
+                Some(json!([])),
+            ],
+        ),
+        axis(false, vec![true]),
+        axis(None, vec![Some("{not json"), Some(""), Some("[]")]),
+    );
+    let requests = (headers, body).prop_map(
+        |(
+            (host, origin, content_type, accept, version, method_header, name_header, extra),
+            (method, name, jsonrpc, id, arguments, meta, state, responses, extra_field, raw_body),
+        )| {
+            let mut headers = vec![
+                ("host", host),
+                ("origin", origin),
+                ("content-type", content_type),
+                ("accept", accept),
+                ("mcp-protocol-version", version),
+                ("mcp-method", method_header),
+                ("mcp-name", name_header),
+            ];
+            headers.extend(extra.map(|(header, value)| (header, Some(value))));
+            Generated {
+                headers,
+                method,
+                name,
+                jsonrpc,
+                id,
+                arguments,
+                meta,
+                state,
+                responses,
+                extra_field,
+                raw_body,
+            }
+        },
+    );
+
+    let taken = std::cell::Cell::new(0);
+    let handed = std::cell::Cell::new(0);
+    let mut runner = TestRunner::new(Config {
+        cases: 400,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    runner
+        .run(&requests, |generated| {
+            let call = generated.call();
+            runtime.block_on(async {
+                let direct = send(&pair.direct, &call).await;
+                let counter = if direct_answers(&pair.sink) > 0 {
+                    &taken
+                } else {
+                    &handed
+                };
+                counter.set(counter.get() + 1);
+                let rmcp = send(&pair.rmcp, &call).await;
+                prop_assert_eq!(direct.unsealed(), rmcp.unsealed());
+                Ok(())
+            })
+        })
+        .unwrap();
+    // Neither path may go untested: the mix above sends each a good share.
+    assert!(taken.get() >= 40, "direct path took {}", taken.get());
+    assert!(handed.get() >= 40, "rmcp was handed {}", handed.get());
+}
