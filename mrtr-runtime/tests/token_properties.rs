@@ -1,5 +1,5 @@
-//! Property tests of the token: any mutation, truncation or splice of a token is refused,
-//! open∘seal is the identity for any payload, and the argument digest is stable under member
+//! Property tests of the token, in AEAD, HMAC and deflating HMAC: any mutation, truncation or
+//! splice of a token is refused, open∘seal is the identity for any payload, and the argument digest is stable under member
 //! reordering and changes with any value change.
 
 use base64::Engine as _;
@@ -10,20 +10,27 @@ use mrtr_runtime::token::{
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
-fn codec(mode: Mode) -> StateCodec {
+/// A codec's mode and compression threshold: AEAD, HMAC, and HMAC deflating every payload
+/// that deflate shrinks (the default threshold, 4 KiB, is above every payload generated here).
+fn codec((mode, compress_above): (Mode, Option<usize>)) -> StateCodec {
     let ring = KeyRing::with_signing_key(
         KeyId::new("p").unwrap(),
         SecretKey::from_bytes(vec![42; 32]).unwrap(),
     );
-    StateCodec::builder()
-        .mode(mode)
-        .key_ring(ring)
-        .build()
-        .unwrap()
+    let builder = StateCodec::builder().mode(mode).key_ring(ring);
+    let builder = match compress_above {
+        Some(threshold) => builder.compress_above(Some(threshold)),
+        None => builder,
+    };
+    builder.build().unwrap()
 }
 
-fn mode() -> impl Strategy<Value = Mode> {
-    prop_oneof![Just(Mode::Aead), Just(Mode::Hmac)]
+fn mode() -> impl Strategy<Value = (Mode, Option<usize>)> {
+    prop_oneof![
+        Just((Mode::Aead, None)),
+        Just((Mode::Hmac, None)),
+        Just((Mode::Hmac, Some(0))),
+    ]
 }
 
 /// Arbitrary JSON of bounded size.
