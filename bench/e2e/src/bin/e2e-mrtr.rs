@@ -69,14 +69,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     } else {
         Mode::Aead
     };
-    let compress_above = flags.iter().any(|arg| arg == "--deflate").then_some(256);
     let ring = KeyRing::with_signing_key(KeyId::new("k1")?, SecretKey::from_bytes(KEY.to_vec())?);
-    let codec = StateCodec::builder()
+    let mut codec = StateCodec::builder()
         .key_ring(ring)
         .mode(mode)
-        .audience("e2e-mrtr")
-        .compress_above(compress_above)
-        .build()?;
+        .audience("e2e-mrtr");
+    if flags.iter().any(|arg| arg == "--deflate") {
+        codec = codec.compress_above(Some(256));
+    }
+    let codec = codec.build()?;
     let server = Server::builder("e2e-mrtr", "0.1.0")
         .codec(codec)
         .tool(book)
