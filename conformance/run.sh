@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite against examples/conformance_server.rs: the 14
-# input-required-result-* scenarios and server-stateless (2026-07-28, stateless), and the
+# input-required-result-* scenarios, server-stateless and the transport scenarios that apply
+# (2026-07-28, stateless), and the
 # 2025-11-25 scenarios that ask the client (over a session opened by initialize) on the same
 # endpoint. Fails on any FAILURE, any WARNING, a scenario skipped as not applicable, or a
 # SKIPPED check other than the listed ones.
@@ -24,6 +25,14 @@ scenarios=(
   input-required-result-ignore-extra-params
   input-required-result-validate-input
   server-stateless
+  # Transport scenarios the 2026-07-28 requirements list that apply to this server: they
+  # exercise the direct path's hand-over to rmcp (Host, Mcp-Method / Mcp-Name mismatches,
+  # header case and whitespace) and concurrent POSTs.
+  http-header-validation
+  dns-rebinding-protection
+  tools-list
+  server-sse-multiple-streams
+  dns-rebinding-protection@2025-11-25
   # 2025-era clients: NAME@VERSION runs the scenario with --spec-version VERSION.
   server-initialize@2025-11-25
   server-initialize@2025-06-18
