@@ -25,13 +25,19 @@ scenarios=(
   input-required-result-ignore-extra-params
   input-required-result-validate-input
   server-stateless
-  # Transport scenarios the 2026-07-28 requirements list that apply to this server: they
-  # exercise the direct path's hand-over to rmcp (Host, Mcp-Method / Mcp-Name mismatches,
-  # header case and whitespace) and concurrent POSTs.
+  # Other scenarios the 2026-07-28 requirements list that apply to this server: the direct
+  # path's hand-over to rmcp (Host, Mcp-Method / Mcp-Name mismatches, header case and
+  # whitespace), concurrent POSTs, listings, resource reads and cache hints.
   http-header-validation
   dns-rebinding-protection
   tools-list
   server-sse-multiple-streams
+  prompts-list
+  resources-list
+  resources-read-text
+  resources-templates-read
+  sep-2164-resource-not-found
+  caching
   dns-rebinding-protection@2025-11-25
   # 2025-era clients: NAME@VERSION runs the scenario with --spec-version VERSION.
   server-initialize@2025-11-25

@@ -365,7 +365,29 @@ fn server() -> Result<Server, mrtr::BuildError> {
         .tool(test_elicitation_sep1034_defaults)
         .tool(test_elicitation_sep1330_enums)
         .prompt(test_input_required_result_prompt)
+        .resource(static_text)
+        .resource(template_data)
         .build()
+}
+
+/// The suite's `resources-read-text` fixture (also what `resources-list` and `caching` list
+/// and read).
+#[mrtr::resource(uri = "test://static-text", mime_type = "text/plain")]
+async fn static_text() -> Result<String, ToolError> {
+    Ok("This is the content of the static text resource.".to_owned())
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct TemplateArgs {
+    id: String,
+}
+
+/// The suite's `resources-templates-read` fixture.
+#[mrtr::resource(uri = "test://template/{id}/data", mime_type = "application/json")]
+async fn template_data(args: TemplateArgs) -> Result<String, ToolError> {
+    let data =
+        json!({"id": args.id, "templateTest": true, "data": format!("Data for ID: {}", args.id)});
+    Ok(data.to_string())
 }
 
 #[tokio::main]

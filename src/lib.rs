@@ -100,11 +100,13 @@ pub use mrtr_macros::tool;
 /// `description`, `max_rounds`, `crate`.
 pub use mrtr_macros::prompt;
 
-/// Turns an `async fn` with `ask!` points into a resource template whose `resources/read` may
-/// ask, with the same rules as [`macro@tool`].
+/// Turns an `async fn` with `ask!` points into a resource or resource template whose
+/// `resources/read` may ask, with the same rules as [`macro@tool`].
 ///
 /// `#[mrtr::resource(uri = "notes://{owner}/{id}")]`: the argument parameter, if any, is a
-/// struct with one `String` field per template variable. The function returns `Result<T, E>`
+/// struct with one `String` field per template variable. A template is listed by
+/// `resources/templates/list`; a URI without variables (`uri = "notes://readme"`) names one
+/// resource, listed by `resources/list`. The function returns `Result<T, E>`
 /// with `T` a [`ResourceOutput`]. Options: `uri` (required), `name`, `description`,
 /// `mime_type`, `ttl_ms` and `cache_scope` (`"public"` or `"private"`: the cache hint of a read
 /// that carried no retry fields; a read that did always gets `ttlMs: 0`, `private`),

@@ -74,6 +74,12 @@ async fn note(args: NoteArgs) -> Result<ResourceContents, ToolError> {
     .mime_type("text/plain"))
 }
 
+/// The notes' read-me: one fixed URI.
+#[mrtr::resource(uri = "notes://readme", mime_type = "text/markdown")]
+async fn readme() -> Result<String, ToolError> {
+    Ok("# Notes".to_owned())
+}
+
 /// Another prompt, to replay states against.
 #[mrtr::prompt]
 async fn other() -> Result<String, ToolError> {
@@ -149,6 +155,39 @@ async fn prompts_and_templates_are_listed() {
         json!([{"uriTemplate": "notes://{owner}/{id}", "name": "note", "description": "Private notes, read after saying why.", "mimeType": "text/plain"}])
     );
     assert_eq!(templates["result"]["cacheScope"], "public");
+}
+
+#[tokio::test]
+async fn a_uri_without_expressions_is_a_listed_resource_and_an_unknown_uri_is_named() {
+    let server = Server::builder("notes", "1.0.0")
+        .key_ring(support::ring(5))
+        .resource(note)
+        .resource(readme)
+        .build()
+        .unwrap();
+    let resources = send(&server, "resources/list", json!({})).await;
+    assert_eq!(
+        resources["result"]["resources"],
+        json!([{"uri": "notes://readme", "name": "readme", "description": "The notes' read-me: one fixed URI.", "mimeType": "text/markdown"}]),
+        "{resources}"
+    );
+    let templates = send(&server, "resources/templates/list", json!({})).await;
+    let listed: Vec<&Value> = templates["result"]["resourceTemplates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|template| &template["uriTemplate"])
+        .collect();
+    assert_eq!(listed, [&json!("notes://{owner}/{id}")]);
+    let read = send(&server, "resources/read", json!({"uri": "notes://readme"})).await;
+    assert_eq!(read["result"]["contents"][0]["text"], "# Notes", "{read}");
+    assert_eq!(read["result"]["contents"][0]["uri"], "notes://readme");
+    // The function returns a `String`: the attribute's MIME type is the contents'.
+    assert_eq!(read["result"]["contents"][0]["mimeType"], "text/markdown");
+    // A URI no resource matches: invalid params, naming the URI (SEP-2164).
+    let missing = send(&server, "resources/read", json!({"uri": "notes://gone"})).await;
+    assert_eq!(missing["error"]["code"], -32602, "{missing}");
+    assert_eq!(missing["error"]["data"], json!({"uri": "notes://gone"}));
 }
 
 #[tokio::test]

@@ -42,8 +42,8 @@ pub fn prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
     tool::expand(tool::Kind::Prompt, attr.into(), item.into()).into()
 }
 
-/// Turns an `async fn` with `ask!` points into a multi-round MCP resource template
-/// (`resources/read`).
+/// Turns an `async fn` with `ask!` points into a multi-round MCP resource or resource
+/// template (`resources/read`).
 #[proc_macro_attribute]
 pub fn resource(attr: TokenStream, item: TokenStream) -> TokenStream {
     tool::expand(tool::Kind::Resource, attr.into(), item.into()).into()

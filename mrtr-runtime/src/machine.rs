@@ -372,6 +372,12 @@ pub struct ResourceDescriptor {
 }
 
 impl ResourceDescriptor {
+    /// Whether the URI template names one resource (it has no `{expression}`). Such a
+    /// resource is listed by `resources/list`; the others by `resources/templates/list`.
+    pub fn is_concrete(&self) -> bool {
+        !self.uri_template.contains('{')
+    }
+
     /// A descriptor for `uri_template`, not cacheable by default.
     pub fn new(name: impl Into<String>, uri_template: impl Into<String>) -> Self {
         Self {

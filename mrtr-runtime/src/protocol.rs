@@ -74,6 +74,15 @@ impl RpcError {
         }
     }
 
+    /// `-32602` for a `resources/read` of a URI no resource matches, with `data.uri` (SEP-2164).
+    pub fn resource_not_found(uri: &str) -> Self {
+        Self {
+            code: codes::INVALID_PARAMS,
+            message: format!("resource not found: {uri}"),
+            data: Some(json!({ "uri": uri })),
+        }
+    }
+
     /// `-32601` for `method`.
     pub fn method_not_found(method: &str) -> Self {
         Self::new(

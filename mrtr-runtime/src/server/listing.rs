@@ -18,11 +18,21 @@ impl Server {
             Listing::Prompts => {
                 json!({"prompts": self.prompts().map(prompt_entry).collect::<Vec<_>>()})
             }
-            // Only templates: a concrete resource exists once its URI is read.
-            Listing::Resources => json!({"resources": []}),
+            // A URI without expressions names one resource, which is listed; a template's
+            // resources exist once their URI is read.
+            Listing::Resources => json!({
+                "resources": self
+                    .resource_templates()
+                    .filter(|descriptor| descriptor.is_concrete())
+                    .map(resource_entry)
+                    .collect::<Vec<_>>()
+            }),
             Listing::ResourceTemplates => json!({
-                "resourceTemplates":
-                    self.resource_templates().map(template_entry).collect::<Vec<_>>()
+                "resourceTemplates": self
+                    .resource_templates()
+                    .filter(|descriptor| !descriptor.is_concrete())
+                    .map(template_entry)
+                    .collect::<Vec<_>>()
             }),
         };
         self.cacheable(result, inner.list_cache)
@@ -86,7 +96,21 @@ fn prompt_entry(descriptor: &PromptDescriptor) -> Value {
 }
 
 fn template_entry(descriptor: &ResourceDescriptor) -> Value {
-    let mut entry = json!({"uriTemplate": descriptor.uri_template, "name": descriptor.name});
+    described(
+        json!({"uriTemplate": descriptor.uri_template, "name": descriptor.name}),
+        descriptor,
+    )
+}
+
+fn resource_entry(descriptor: &ResourceDescriptor) -> Value {
+    described(
+        json!({"uri": descriptor.uri_template, "name": descriptor.name}),
+        descriptor,
+    )
+}
+
+/// A resource or template entry with the descriptor's title, description and MIME type.
+fn described(mut entry: Value, descriptor: &ResourceDescriptor) -> Value {
     let fields = [
         ("title", &descriptor.title),
         ("description", &descriptor.description),

@@ -121,7 +121,8 @@ impl Server {
         self.inner.prompts.iter().map(|(descriptor, _)| descriptor)
     }
 
-    /// The registered resource templates' descriptors, in registration order.
+    /// The registered resources' descriptors, in registration order: templates, and
+    /// concrete URIs ([`ResourceDescriptor::is_concrete`]).
     pub fn resource_templates(&self) -> impl ExactSizeIterator<Item = &ResourceDescriptor> + '_ {
         self.inner
             .resources

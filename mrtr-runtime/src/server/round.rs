@@ -99,7 +99,7 @@ impl Server {
                     .matches(uri)
                     .map(|variables| (variables, descriptor, resource))
             })
-            .ok_or_else(|| RpcError::invalid_params(format!("resource not found: {uri}")))?;
+            .ok_or_else(|| RpcError::resource_not_found(uri))?;
         let arguments = Value::Object(variables);
         // A result that depends on answers must not be cached.
         let retried = request.input_responses.is_some() || request.request_state.is_some();
@@ -109,7 +109,10 @@ impl Server {
             descriptor.cache
         };
         let input = self.round_input(request, &arguments, descriptor.max_rounds, false);
-        let end = run_round(&self.inner.env, &**resource, input).await?;
+        let mut end = run_round(&self.inner.env, &**resource, input).await?;
+        if let (RoundEnd::Complete(result), Some(mime_type)) = (&mut end, &descriptor.mime_type) {
+            declare_mime_type(result, mime_type);
+        }
         finish_non_tool(end, Some(cache))
     }
 
@@ -148,6 +151,17 @@ fn finish_non_tool(end: RoundEnd, cache: Option<CacheHint>) -> Result<RoundReply
         ))),
         RoundEnd::Denied(denied) => Err(RpcError::invalid_params(denied.to_string())),
         RoundEnd::TooManyRounds(cap) => Err(RpcError::invalid_params(too_many_rounds(cap))),
+    }
+}
+
+/// Contents that name no MIME type get the one their resource declares (a resource returning
+/// a `String` says nothing of its own).
+fn declare_mime_type(result: &mut Value, mime_type: &str) {
+    let Some(contents) = result.get_mut("contents").and_then(Value::as_array_mut) else {
+        return;
+    };
+    for entry in contents.iter_mut().filter_map(Value::as_object_mut) {
+        entry.entry("mimeType").or_insert_with(|| mime_type.into());
     }
 }
 
