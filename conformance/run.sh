@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite against examples/conformance_server.rs: the 14
-# input-required-result-* scenarios, server-stateless and the transport scenarios that apply
-# (2026-07-28, stateless), and the
+# input-required-result-* scenarios, server-stateless and every other scenario of the
+# 2026-07-28 requirements this server can serve (stateless), the content and listing
+# scenarios again for 2025-11-25 (over sessions), and the
 # 2025-11-25 scenarios that ask the client (over a session opened by initialize) on the same
 # endpoint. Fails on any FAILURE, any WARNING, a scenario skipped as not applicable, or a
 # SKIPPED check other than the listed ones.
@@ -38,7 +39,36 @@ scenarios=(
   resources-templates-read
   sep-2164-resource-not-found
   caching
+  # The content scenarios, against the suite's fixtures: the shapes on the wire.
+  tools-call-simple-text
+  tools-call-image
+  tools-call-audio
+  tools-call-embedded-resource
+  tools-call-mixed-content
+  tools-call-error
+  prompts-get-simple
+  prompts-get-with-args
+  prompts-get-embedded-resource
+  prompts-get-with-image
+  resources-read-binary
   dns-rebinding-protection@2025-11-25
+  ping@2025-11-25
+  tools-list@2025-11-25
+  prompts-list@2025-11-25
+  resources-list@2025-11-25
+  tools-call-simple-text@2025-11-25
+  tools-call-image@2025-11-25
+  tools-call-audio@2025-11-25
+  tools-call-embedded-resource@2025-11-25
+  tools-call-mixed-content@2025-11-25
+  tools-call-error@2025-11-25
+  prompts-get-simple@2025-11-25
+  prompts-get-with-args@2025-11-25
+  prompts-get-embedded-resource@2025-11-25
+  prompts-get-with-image@2025-11-25
+  resources-read-text@2025-11-25
+  resources-read-binary@2025-11-25
+  resources-templates-read@2025-11-25
   # 2025-era clients: NAME@VERSION runs the scenario with --spec-version VERSION.
   server-initialize@2025-11-25
   server-initialize@2025-06-18

@@ -9,8 +9,8 @@
 
 use mrtr::rmcp::McpServer;
 use mrtr::{
-    Answer, Choice, Context, Form, PromptMessage, Reply, SamplingRequest, Server, ToolError,
-    elicit, roots, sample,
+    Answer, CallToolResult, Choice, Context, Form, PromptMessage, Reply, ResourceOutput,
+    SamplingRequest, Server, ToolError, elicit, roots, sample,
 };
 use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use serde_json::{Map, Value, json};
@@ -365,8 +365,19 @@ fn server() -> Result<Server, mrtr::BuildError> {
         .tool(test_elicitation_sep1034_defaults)
         .tool(test_elicitation_sep1330_enums)
         .prompt(test_input_required_result_prompt)
+        .tool(test_simple_text)
+        .tool(test_image_content)
+        .tool(test_audio_content)
+        .tool(test_embedded_resource)
+        .tool(test_multiple_content_types)
+        .tool(test_error_handling)
+        .prompt(test_simple_prompt)
+        .prompt(test_prompt_with_arguments)
+        .prompt(test_prompt_with_embedded_resource)
+        .prompt(test_prompt_with_image)
         .resource(static_text)
         .resource(template_data)
+        .resource(static_binary)
         .build()
 }
 
@@ -388,6 +399,153 @@ async fn template_data(args: TemplateArgs) -> Result<String, ToolError> {
     let data =
         json!({"id": args.id, "templateTest": true, "data": format!("Data for ID: {}", args.id)});
     Ok(data.to_string())
+}
+
+// The fixtures of the suite's content scenarios (`tools-call-*`, `prompts-get-*`,
+// `resources-read-*`): each returns what its scenario describes, so the suite checks the
+// shapes mrtr and rmcp put on the wire.
+
+/// A 1x1 PNG.
+const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+/// A WAV file with no samples.
+const WAV: &str = "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQAAAAA=";
+
+fn content(blocks: Vec<Value>) -> CallToolResult {
+    CallToolResult {
+        content: blocks,
+        ..CallToolResult::default()
+    }
+}
+
+/// Returns one text block.
+#[mrtr::tool]
+async fn test_simple_text() -> Result<String, ToolError> {
+    Ok("This is a simple text response for testing.".to_owned())
+}
+
+/// Returns an image.
+#[mrtr::tool]
+async fn test_image_content() -> Result<CallToolResult, ToolError> {
+    Ok(content(vec![
+        json!({"type": "image", "data": PNG, "mimeType": "image/png"}),
+    ]))
+}
+
+/// Returns audio.
+#[mrtr::tool]
+async fn test_audio_content() -> Result<CallToolResult, ToolError> {
+    Ok(content(vec![
+        json!({"type": "audio", "data": WAV, "mimeType": "audio/wav"}),
+    ]))
+}
+
+/// Returns an embedded resource.
+#[mrtr::tool]
+async fn test_embedded_resource() -> Result<CallToolResult, ToolError> {
+    Ok(content(vec![json!({"type": "resource", "resource": {
+        "uri": "test://embedded-resource",
+        "mimeType": "text/plain",
+        "text": "This is an embedded resource content.",
+    }})]))
+}
+
+/// Returns text, an image and an embedded resource.
+#[mrtr::tool]
+async fn test_multiple_content_types() -> Result<CallToolResult, ToolError> {
+    Ok(content(vec![
+        json!({"type": "text", "text": "Multiple content types test:"}),
+        json!({"type": "image", "data": PNG, "mimeType": "image/png"}),
+        json!({"type": "resource", "resource": {
+            "uri": "test://mixed-content-resource",
+            "mimeType": "application/json",
+            "text": json!({"test": "data", "value": 123}).to_string(),
+        }}),
+    ]))
+}
+
+/// Always fails (`isError: true`).
+#[mrtr::tool]
+async fn test_error_handling() -> Result<String, ToolError> {
+    Err(ToolError::new(
+        "This tool intentionally returns an error for testing",
+    ))
+}
+
+/// A prompt without arguments.
+#[mrtr::prompt]
+async fn test_simple_prompt() -> Result<String, ToolError> {
+    Ok("This is a simple prompt for testing.".to_owned())
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct PromptArgs {
+    /// First test argument
+    arg1: String,
+    /// Second test argument
+    arg2: String,
+}
+
+/// A prompt with two arguments.
+#[mrtr::prompt]
+async fn test_prompt_with_arguments(args: PromptArgs) -> Result<String, ToolError> {
+    Ok(format!(
+        "Prompt with arguments: arg1='{}', arg2='{}'",
+        args.arg1, args.arg2
+    ))
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct EmbedArgs {
+    /// URI of the resource to embed
+    #[serde(rename = "resourceUri")]
+    resource_uri: String,
+}
+
+/// A prompt embedding a resource.
+#[mrtr::prompt]
+async fn test_prompt_with_embedded_resource(
+    args: EmbedArgs,
+) -> Result<Vec<PromptMessage>, ToolError> {
+    let embedded = PromptMessage {
+        role: "user",
+        content: json!({"type": "resource", "resource": {
+            "uri": args.resource_uri,
+            "mimeType": "text/plain",
+            "text": "Embedded resource content for testing.",
+        }}),
+    };
+    Ok(vec![
+        embedded,
+        PromptMessage::user("Please process the embedded resource above."),
+    ])
+}
+
+/// A prompt with an image.
+#[mrtr::prompt]
+async fn test_prompt_with_image() -> Result<Vec<PromptMessage>, ToolError> {
+    let image = PromptMessage {
+        role: "user",
+        content: json!({"type": "image", "data": PNG, "mimeType": "image/png"}),
+    };
+    Ok(vec![
+        image,
+        PromptMessage::user("Please analyze the image above."),
+    ])
+}
+
+/// Binary contents: a resource may return any type that says how it is read.
+struct Png;
+
+impl ResourceOutput for Png {
+    fn into_resource_result(self, uri: &str) -> Value {
+        json!({"contents": [{"uri": uri, "mimeType": "image/png", "blob": PNG}]})
+    }
+}
+
+/// The suite's `resources-read-binary` fixture.
+#[mrtr::resource(uri = "test://static-binary", mime_type = "image/png")]
+async fn static_binary() -> Result<Png, ToolError> {
+    Ok(Png)
 }
 
 #[tokio::main]
