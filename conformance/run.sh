@@ -30,6 +30,7 @@ scenarios=(
   # path's hand-over to rmcp (Host, Mcp-Method / Mcp-Name mismatches, header case and
   # whitespace), concurrent POSTs, listings, resource reads and cache hints.
   http-header-validation
+  http-custom-header-server-validation
   dns-rebinding-protection
   tools-list
   server-sse-multiple-streams

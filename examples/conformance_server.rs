@@ -371,6 +371,7 @@ fn server() -> Result<Server, mrtr::BuildError> {
         .tool(test_embedded_resource)
         .tool(test_multiple_content_types)
         .tool(test_error_handling)
+        .tool(test_mirrored_header)
         .prompt(test_simple_prompt)
         .prompt(test_prompt_with_arguments)
         .prompt(test_prompt_with_embedded_resource)
@@ -469,6 +470,19 @@ async fn test_error_handling() -> Result<String, ToolError> {
     Err(ToolError::new(
         "This tool intentionally returns an error for testing",
     ))
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct RegionArgs {
+    /// Mirrored by HTTP clients in `Mcp-Param-Region` (SEP-2243).
+    #[schemars(extend("x-mcp-header" = "Region"))]
+    region: String,
+}
+
+/// Echoes an argument that HTTP clients mirror in a header (`http-custom-header-server-validation`).
+#[mrtr::tool]
+async fn test_mirrored_header(args: RegionArgs) -> Result<String, ToolError> {
+    Ok(format!("region {}", args.region))
 }
 
 /// A prompt without arguments.

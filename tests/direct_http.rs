@@ -75,11 +75,25 @@ async fn note(args: NoteArgs) -> Result<ResourceContents, ToolError> {
     Ok(ResourceContents::text(format!("note {} (for {reason})", args.id)).mime_type("text/plain"))
 }
 
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct ForecastArgs {
+    /// Mirrored in `Mcp-Param-Region` by HTTP clients (SEP-2243).
+    #[schemars(extend("x-mcp-header" = "Region"))]
+    region: String,
+}
+
+/// A tool with an argument mirrored in a header.
+#[mrtr::tool]
+async fn forecast(args: ForecastArgs) -> Result<String, ToolError> {
+    Ok(format!("sunny in {}", args.region))
+}
+
 fn server() -> Server {
     Server::builder("direct", "1.0.0")
         .key_ring(support::ring(3))
         .tool(trip)
         .tool(sign_in)
+        .tool(forecast)
         .prompt(review)
         .resource(note)
         .build()
@@ -542,7 +556,7 @@ async fn other_methods_and_json_off_are_rmcps() {
             .as_array()
             .unwrap()
             .len(),
-        2
+        3
     );
 
     // With event-stream responses asked for, rmcp answers every request.
@@ -826,4 +840,29 @@ fn generated_requests_get_the_same_answers_on_both_paths() {
     // Neither path may go untested: the mix above sends each a good share.
     assert!(taken.get() >= 40, "direct path took {}", taken.get());
     assert!(handed.get() >= 40, "rmcp was handed {}", handed.get());
+}
+
+/// A tool that mirrors an argument in `Mcp-Param-Region`: every call goes to rmcp, which
+/// checks the header against the argument, present or not.
+#[tokio::test]
+async fn calls_of_a_tool_with_mirrored_arguments_are_checked_by_rmcp() {
+    let (pair, _guard) = Pair::new();
+    let call = || Call::tool("forecast", json!({"arguments": {"region": "us-west1"}}));
+    let matching = pair
+        .both(&call().header("mcp-param-region", Some("us-west1")), false)
+        .await;
+    let text = &matching.body.as_ref().unwrap()["result"]["content"][0]["text"];
+    assert_eq!(text, "sunny in us-west1", "{matching:?}");
+    let encoded = call().header("mcp-param-region", Some("=?base64?dXMtd2VzdDE=?="));
+    assert_eq!(pair.both(&encoded, false).await.status, 200);
+    for refused in [
+        call(),
+        call().header("mcp-param-region", Some("eu-north1")),
+        call().header("mcp-param-region", Some("=?base64?dXMtd2VzdDE?=")),
+    ] {
+        let answer = pair.both(&refused, false).await;
+        assert_eq!(answer.status, 400, "{answer:?}");
+        let code = &answer.body.as_ref().unwrap()["error"]["code"];
+        assert_eq!(code, -32020, "{answer:?}");
+    }
 }

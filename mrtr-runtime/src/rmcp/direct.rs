@@ -15,10 +15,12 @@
 //! `Mcp-Method` naming one of the three methods and `Mcp-Name` naming the body's tool, prompt
 //! or resource URI verbatim (not Base64-wrapped); no `Mcp-Session-Id` and no `Mcp-Param-*`; a
 //! body that is exactly a JSON-RPC request of that method whose `_meta` names 2026-07-28 and
-//! the client's capabilities.
+//! the client's capabilities; not a tool that mirrors arguments in `Mcp-Param-*` headers
+//! (rmcp checks those).
 //! Whatever fails or is unsure goes to rmcp (with the body already read), which answers it as
 //! it always does, errors included.
 
+use std::collections::HashSet;
 use std::convert::Infallible;
 use std::fmt::Display;
 use std::future::Future;
@@ -42,6 +44,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde::Deserialize;
 
+use super::param_headers::declares_param_headers;
 use super::{McpServer, Principal, Retry, error};
 use crate::server::{RoundMethod, check_meta};
 
@@ -64,10 +67,14 @@ pub struct DirectRounds {
     settings: Arc<Settings>,
 }
 
-/// rmcp's configuration, with its allowed hosts parsed once.
+/// rmcp's configuration, with its allowed hosts parsed once, and the tools whose calls rmcp
+/// must check.
 struct Settings {
     config: StreamableHttpServerConfig,
     allowed_hosts: Vec<Authority>,
+    /// Tools that mirror arguments in `Mcp-Param-*` headers: rmcp checks those headers
+    /// against the arguments, even absent ones, so every call of these goes to it.
+    mirroring_tools: HashSet<String>,
 }
 
 impl std::fmt::Debug for DirectRounds {
@@ -86,12 +93,19 @@ impl DirectRounds {
             .iter()
             .filter_map(|host| Authority::allowed(host))
             .collect();
+        let mirroring_tools = server
+            .server
+            .tools()
+            .filter(|tool| declares_param_headers(&tool.input_schema))
+            .map(|tool| tool.name.clone())
+            .collect();
         Self {
             server,
             rmcp,
             settings: Arc::new(Settings {
                 config,
                 allowed_hosts,
+                mirroring_tools,
             }),
         }
     }
@@ -116,7 +130,11 @@ impl DirectRounds {
                 );
             }
         };
-        match Call::parse(&parts.headers, &bytes) {
+        let call = Call::parse(&parts.headers, &bytes).filter(|call| match &call.round {
+            Round::Tool(params) => !self.settings.mirroring_tools.contains(&*params.name),
+            Round::Prompt(_) | Round::Resource(_) => true,
+        });
+        match call {
             Some(call) => self.answer(call, &parts.extensions).await,
             None => {
                 self.rmcp

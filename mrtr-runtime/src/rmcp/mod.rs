@@ -48,6 +48,7 @@ mod convert;
 mod direct;
 mod http_layer;
 mod legacy;
+mod param_headers;
 mod retired;
 mod serve;
 
@@ -339,6 +340,17 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         self.forward("tools/list", request, &context).await
+    }
+
+    /// A tool that mirrors arguments in `Mcp-Param-*` headers, so rmcp checks the headers
+    /// against the arguments (SEP-2243); for the others there is nothing to check, and rmcp
+    /// is spared building their `Tool` on every call.
+    fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
+        let descriptor = self.server.tools().find(|tool| tool.name == name)?;
+        if !param_headers::declares_param_headers(&descriptor.input_schema) {
+            return None;
+        }
+        serde_json::from_value(tool_entry(descriptor)).ok()
     }
 
     async fn call_tool(
