@@ -717,6 +717,7 @@ fn generated_requests_get_the_same_answers_on_both_paths() {
             vec![
                 Some(("mcp-session-id", "abc")),
                 Some(("mcp-param-traveller", "Bo")),
+                Some(("mcp-param-region", "Bo")),
                 Some(("mcp-name+", "trip")),
                 Some(("mcp-protocol-version+", "2026-07-28")),
                 Some(("content-length", "0")),
@@ -739,6 +740,7 @@ fn generated_requests_get_the_same_answers_on_both_paths() {
             vec![
                 "review",
                 "sign_in",
+                "forecast",
                 "nope",
                 "notes://n1",
                 "=?base64?dHJpcA==?=",
