@@ -12,8 +12,8 @@ use super::error::Rejection;
 const LEVEL: i32 = 6;
 
 thread_local! {
-    // A compressor is some 300 KiB: allocating one per seal costs more than the compression
-    // (large allocations go to mmap, and every page is faulted in again).
+    // A compressor is some 300 KiB: allocating one per seal cost a loaded server more CPU
+    // than the compression itself (0.78x of the rmcp baseline at 64 flows instead of 1.23x).
     static COMPRESSOR: RefCell<CompressorOxide> =
         RefCell::new(CompressorOxide::new(create_comp_flags_from_zip_params(LEVEL, -15, 0)));
 }
