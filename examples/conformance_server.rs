@@ -10,7 +10,7 @@
 use mrtr::rmcp::McpServer;
 use mrtr::{
     Answer, CallToolResult, Choice, Context, Form, PromptMessage, Reply, ResourceOutput,
-    SamplingRequest, Server, ToolError, elicit, roots, sample,
+    SamplingRequest, Server, ToolError, content, elicit, roots, sample,
 };
 use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use serde_json::{Map, Value, json};
@@ -411,13 +411,6 @@ const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z
 /// A WAV file with no samples.
 const WAV: &str = "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQAAAAA=";
 
-fn content(blocks: Vec<Value>) -> CallToolResult {
-    CallToolResult {
-        content: blocks,
-        ..CallToolResult::default()
-    }
-}
-
 /// Returns one text block.
 #[mrtr::tool]
 async fn test_simple_text() -> Result<String, ToolError> {
@@ -427,40 +420,42 @@ async fn test_simple_text() -> Result<String, ToolError> {
 /// Returns an image.
 #[mrtr::tool]
 async fn test_image_content() -> Result<CallToolResult, ToolError> {
-    Ok(content(vec![
-        json!({"type": "image", "data": PNG, "mimeType": "image/png"}),
-    ]))
+    Ok(CallToolResult::with_content([content::image(
+        PNG,
+        "image/png",
+    )]))
 }
 
 /// Returns audio.
 #[mrtr::tool]
 async fn test_audio_content() -> Result<CallToolResult, ToolError> {
-    Ok(content(vec![
-        json!({"type": "audio", "data": WAV, "mimeType": "audio/wav"}),
-    ]))
+    Ok(CallToolResult::with_content([content::audio(
+        WAV,
+        "audio/wav",
+    )]))
 }
 
 /// Returns an embedded resource.
 #[mrtr::tool]
 async fn test_embedded_resource() -> Result<CallToolResult, ToolError> {
-    Ok(content(vec![json!({"type": "resource", "resource": {
-        "uri": "test://embedded-resource",
-        "mimeType": "text/plain",
-        "text": "This is an embedded resource content.",
-    }})]))
+    Ok(CallToolResult::with_content([content::embedded_text(
+        "test://embedded-resource",
+        "text/plain",
+        "This is an embedded resource content.",
+    )]))
 }
 
 /// Returns text, an image and an embedded resource.
 #[mrtr::tool]
 async fn test_multiple_content_types() -> Result<CallToolResult, ToolError> {
-    Ok(content(vec![
-        json!({"type": "text", "text": "Multiple content types test:"}),
-        json!({"type": "image", "data": PNG, "mimeType": "image/png"}),
-        json!({"type": "resource", "resource": {
-            "uri": "test://mixed-content-resource",
-            "mimeType": "application/json",
-            "text": json!({"test": "data", "value": 123}).to_string(),
-        }}),
+    Ok(CallToolResult::with_content([
+        content::text("Multiple content types test:"),
+        content::image(PNG, "image/png"),
+        content::embedded_text(
+            "test://mixed-content-resource",
+            "application/json",
+            json!({"test": "data", "value": 123}).to_string(),
+        ),
     ]))
 }
 
@@ -520,16 +515,12 @@ struct EmbedArgs {
 async fn test_prompt_with_embedded_resource(
     args: EmbedArgs,
 ) -> Result<Vec<PromptMessage>, ToolError> {
-    let embedded = PromptMessage {
-        role: "user",
-        content: json!({"type": "resource", "resource": {
-            "uri": args.resource_uri,
-            "mimeType": "text/plain",
-            "text": "Embedded resource content for testing.",
-        }}),
-    };
     Ok(vec![
-        embedded,
+        PromptMessage::user_content(content::embedded_text(
+            args.resource_uri,
+            "text/plain",
+            "Embedded resource content for testing.",
+        )),
         PromptMessage::user("Please process the embedded resource above."),
     ])
 }
@@ -537,12 +528,8 @@ async fn test_prompt_with_embedded_resource(
 /// A prompt with an image.
 #[mrtr::prompt]
 async fn test_prompt_with_image() -> Result<Vec<PromptMessage>, ToolError> {
-    let image = PromptMessage {
-        role: "user",
-        content: json!({"type": "image", "data": PNG, "mimeType": "image/png"}),
-    };
     Ok(vec![
-        image,
+        PromptMessage::user_content(content::image(PNG, "image/png")),
         PromptMessage::user("Please analyze the image above."),
     ])
 }

@@ -87,7 +87,9 @@
 ///
 /// The function is `async`, returns `Result<T, E>` (`T` a [`ToolOutput`], `E: Display`), and
 /// takes at most one argument parameter (`Deserialize + JsonSchema`) and an optional
-/// `&Context`.
+/// `&Context`. A `String` is one text block, [`Json`] structured content, and
+/// [`CallToolResult::with_content`] any blocks ([`content`]: images, audio, embedded
+/// resources).
 pub use mrtr_macros::tool;
 
 /// Turns an `async fn` with `ask!` points into a multi-round MCP prompt (`prompts/get`), with

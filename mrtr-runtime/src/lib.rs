@@ -14,6 +14,7 @@
 mod answer;
 mod ask;
 mod capabilities;
+pub mod content;
 mod context;
 mod driver;
 mod engine;

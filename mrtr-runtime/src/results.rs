@@ -3,10 +3,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-/// A text content block.
-pub fn text(text: impl Into<String>) -> Value {
-    json!({"type": "text", "text": text.into()})
-}
+use crate::content::text;
 
 /// A `CallToolResult` under construction.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -24,6 +21,14 @@ impl CallToolResult {
     pub fn text(message: impl Into<String>) -> Self {
         Self {
             content: vec![text(message)],
+            ..Self::default()
+        }
+    }
+
+    /// A successful result holding `blocks` (see [`content`](crate::content)).
+    pub fn with_content(blocks: impl IntoIterator<Item = Value>) -> Self {
+        Self {
+            content: blocks.into_iter().collect(),
             ..Self::default()
         }
     }
@@ -114,6 +119,22 @@ impl PromptMessage {
         Self {
             role: "user",
             content: text(message),
+        }
+    }
+
+    /// A user message with any content block (see [`content`](crate::content)).
+    pub fn user_content(content: Value) -> Self {
+        Self {
+            role: "user",
+            content,
+        }
+    }
+
+    /// An assistant message with any content block.
+    pub fn assistant_content(content: Value) -> Self {
+        Self {
+            role: "assistant",
+            content,
         }
     }
 
