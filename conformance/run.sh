@@ -40,6 +40,7 @@ scenarios=(
   resources-templates-read
   sep-2164-resource-not-found
   caching
+  completion-complete
   # The content scenarios, against the suite's fixtures: the shapes on the wire.
   tools-call-simple-text
   tools-call-image
@@ -70,6 +71,7 @@ scenarios=(
   resources-read-text@2025-11-25
   resources-read-binary@2025-11-25
   resources-templates-read@2025-11-25
+  completion-complete@2025-11-25
   # 2025-era clients: NAME@VERSION runs the scenario with --spec-version VERSION.
   server-initialize@2025-11-25
   server-initialize@2025-06-18

@@ -9,8 +9,8 @@
 
 use mrtr::rmcp::McpServer;
 use mrtr::{
-    Answer, CallToolResult, Choice, Context, Form, PromptMessage, Reply, ResourceOutput,
-    SamplingRequest, Server, ToolError, content, elicit, roots, sample,
+    Answer, CallToolResult, Choice, Completion, CompletionRequest, Context, Form, PromptMessage,
+    Reply, ResourceOutput, SamplingRequest, Server, ToolError, content, elicit, roots, sample,
 };
 use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use serde_json::{Map, Value, json};
@@ -379,6 +379,7 @@ fn server() -> Result<Server, mrtr::BuildError> {
         .resource(static_text)
         .resource(template_data)
         .resource(static_binary)
+        .completion(complete_words)
         .build()
 }
 
@@ -532,6 +533,16 @@ async fn test_prompt_with_image() -> Result<Vec<PromptMessage>, ToolError> {
         PromptMessage::user_content(content::image(PNG, "image/png")),
         PromptMessage::user("Please analyze the image above."),
     ])
+}
+
+/// The suite's `completion-complete` fixture: words for any argument, by prefix.
+async fn complete_words(request: CompletionRequest) -> Result<Completion, ToolError> {
+    let words = ["paris", "park", "party", "test", "testing"];
+    Ok(Completion::new(
+        words
+            .into_iter()
+            .filter(|word| word.starts_with(&request.value)),
+    ))
 }
 
 /// Binary contents: a resource may return any type that says how it is read.

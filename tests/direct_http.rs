@@ -650,7 +650,7 @@ impl Generated {
 #[test]
 fn generated_requests_get_the_same_answers_on_both_paths() {
     use proptest::prelude::*;
-    use proptest::test_runner::{Config, TestRunner};
+    use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -817,11 +817,14 @@ fn generated_requests_get_the_same_answers_on_both_paths() {
 
     let taken = std::cell::Cell::new(0);
     let handed = std::cell::Cell::new(0);
-    let mut runner = TestRunner::new(Config {
+    // A fixed seed: the same 400 requests every run, so a failure can be run again.
+    let config = Config {
         cases: 400,
         failure_persistence: None,
         ..Config::default()
-    });
+    };
+    let rng = TestRng::deterministic_rng(RngAlgorithm::ChaCha);
+    let mut runner = TestRunner::new_with_rng(config, rng);
     runner
         .run(&requests, |generated| {
             let call = generated.call();
@@ -867,4 +870,31 @@ async fn calls_of_a_tool_with_mirrored_arguments_are_checked_by_rmcp() {
         let code = &answer.body.as_ref().unwrap()["error"]["code"];
         assert_eq!(code, -32020, "{answer:?}");
     }
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct OptionalRegion {
+    /// An `Option<String>` is `["string", "null"]` in the schema: no header can mirror it.
+    #[schemars(extend("x-mcp-header" = "Region"))]
+    region: Option<String>,
+}
+
+/// A tool whose annotation clients would reject.
+#[mrtr::tool]
+async fn loose_forecast(args: OptionalRegion) -> Result<String, ToolError> {
+    Ok(format!("{:?}", args.region))
+}
+
+#[test]
+fn an_annotation_clients_would_reject_fails_the_build_naming_the_argument() {
+    let error = Server::builder("direct", "1.0.0")
+        .key_ring(support::ring(3))
+        .tool(loose_forecast)
+        .build()
+        .unwrap_err();
+    let message = error.to_string();
+    assert!(
+        message.starts_with("tool \"loose_forecast\": argument `region`"),
+        "{message}"
+    );
 }

@@ -3,7 +3,10 @@
 
 mod support;
 
-use mrtr::{Form, PromptMessage, ResourceContents, Server, ToolError, elicit};
+use mrtr::{
+    Completion, CompletionRequest, CompletionTarget, Form, PromptMessage, ResourceContents, Server,
+    ToolError, elicit,
+};
 use serde_json::{Value, json};
 use support::accept;
 
@@ -78,6 +81,17 @@ async fn note(args: NoteArgs) -> Result<ResourceContents, ToolError> {
 #[mrtr::resource(uri = "notes://readme", mime_type = "text/markdown")]
 async fn readme() -> Result<String, ToolError> {
     Ok("# Notes".to_owned())
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct NamedArgs {
+    name: String,
+}
+
+/// Any note by its name (a template that also matches `notes://readme`).
+#[mrtr::resource(uri = "notes://{name}", mime_type = "text/plain")]
+async fn named(args: NamedArgs) -> Result<String, ToolError> {
+    Ok(format!("note {}", args.name))
 }
 
 /// Another prompt, to replay states against.
@@ -162,6 +176,7 @@ async fn a_uri_without_expressions_is_a_listed_resource_and_an_unknown_uri_is_na
     let server = Server::builder("notes", "1.0.0")
         .key_ring(support::ring(5))
         .resource(note)
+        .resource(named)
         .resource(readme)
         .build()
         .unwrap();
@@ -178,16 +193,27 @@ async fn a_uri_without_expressions_is_a_listed_resource_and_an_unknown_uri_is_na
         .iter()
         .map(|template| &template["uriTemplate"])
         .collect();
-    assert_eq!(listed, [&json!("notes://{owner}/{id}")]);
+    assert_eq!(
+        listed,
+        [&json!("notes://{owner}/{id}"), &json!("notes://{name}")]
+    );
     let read = send(&server, "resources/read", json!({"uri": "notes://readme"})).await;
     assert_eq!(read["result"]["contents"][0]["text"], "# Notes", "{read}");
     assert_eq!(read["result"]["contents"][0]["uri"], "notes://readme");
     // The function returns a `String`: the attribute's MIME type is the contents'.
     assert_eq!(read["result"]["contents"][0]["mimeType"], "text/markdown");
+    // The listed resource wins over the template registered before it; other names are the
+    // template's.
+    let other = send(&server, "resources/read", json!({"uri": "notes://todo"})).await;
+    assert_eq!(
+        other["result"]["contents"][0]["text"], "note todo",
+        "{other}"
+    );
+    assert_eq!(other["result"]["contents"][0]["mimeType"], "text/plain");
     // A URI no resource matches: invalid params, naming the URI (SEP-2164).
-    let missing = send(&server, "resources/read", json!({"uri": "notes://gone"})).await;
+    let missing = send(&server, "resources/read", json!({"uri": "files://gone"})).await;
     assert_eq!(missing["error"]["code"], -32602, "{missing}");
-    assert_eq!(missing["error"]["data"], json!({"uri": "notes://gone"}));
+    assert_eq!(missing["error"]["data"], json!({"uri": "files://gone"}));
 }
 
 #[tokio::test]
@@ -356,4 +382,75 @@ async fn the_round_cap_of_a_prompt_and_a_resource_is_an_invalid_params_error() {
 #[test]
 fn every_signature_diagnostic_has_a_compile_fail_case() {
     trybuild::TestCases::new().compile_fail("tests/ui/prompt_resource/*.rs");
+}
+
+/// Suggests languages for the review prompt, and note ids of the owner already chosen.
+async fn suggest(request: CompletionRequest) -> Result<Completion, ToolError> {
+    let candidates: Vec<String> = match (&request.target, request.argument.as_str()) {
+        (CompletionTarget::Prompt(_), "language") => {
+            vec!["Rust".into(), "Ruby".into(), "Go".into()]
+        }
+        (CompletionTarget::Resource(_), "id") => {
+            let owner = request.context.get("owner").cloned().unwrap_or_default();
+            vec![format!("{owner}-1"), format!("{owner}-2")]
+        }
+        (_, other) => return Err(ToolError::new(format!("nothing to suggest for {other}"))),
+    };
+    Ok(Completion::new(
+        candidates
+            .into_iter()
+            .filter(|candidate| candidate.starts_with(&request.value)),
+    ))
+}
+
+#[tokio::test]
+async fn completions_answer_for_registered_prompts_and_templates() {
+    let completing = Server::builder("completing", "1.0.0")
+        .key_ring(support::ring(5))
+        .prompt(review)
+        .resource(note)
+        .completion(suggest)
+        .build()
+        .unwrap();
+    let discover = send(&completing, "server/discover", json!({})).await;
+    assert_eq!(
+        discover["result"]["capabilities"],
+        json!({"prompts": {}, "resources": {}, "completions": {}})
+    );
+    let complete = |reference: Value, argument: &str, value: &str, context: Value| {
+        let params = json!({
+            "ref": reference,
+            "argument": {"name": argument, "value": value},
+            "context": {"arguments": context},
+        });
+        send(&completing, "completion/complete", params)
+    };
+    let prompt = json!({"type": "ref/prompt", "name": "review"});
+    let languages = complete(prompt.clone(), "language", "Ru", json!({})).await;
+    assert_eq!(
+        languages["result"]["completion"],
+        json!({"values": ["Rust", "Ruby"]})
+    );
+    assert_eq!(languages["result"]["resultType"], "complete");
+    let template = json!({"type": "ref/resource", "uri": "notes://{owner}/{id}"});
+    let ids = complete(template, "id", "", json!({"owner": "ada"})).await;
+    assert_eq!(
+        ids["result"]["completion"]["values"],
+        json!(["ada-1", "ada-2"])
+    );
+
+    let unknown = json!({"type": "ref/prompt", "name": "nope"});
+    let refused = complete(unknown, "language", "", json!({})).await;
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    let failed = complete(prompt, "strictness", "", json!({})).await;
+    assert_eq!(failed["error"]["code"], -32000, "{failed}");
+    assert_eq!(
+        failed["error"]["message"],
+        "nothing to suggest for strictness"
+    );
+
+    // Without a completer the method is unknown (and the capability undeclared, above).
+    let params = json!({"ref": {"type": "ref/prompt", "name": "review"}, "argument": {"name": "language", "value": ""}});
+    let unanswered = send(&server(), "completion/complete", params).await;
+    assert_eq!(unanswered["error"]["code"], -32601, "{unanswered}");
 }

@@ -1,5 +1,7 @@
-//! Content blocks for what a tool returns ([`CallToolResult`](crate::CallToolResult)) and what
-//! a prompt's messages hold ([`PromptMessage`](crate::PromptMessage)), as MCP defines them:
+//! Builders for the common MCP content blocks, for what a tool returns
+//! ([`CallToolResult`](crate::CallToolResult)) and what a prompt's messages hold
+//! ([`PromptMessage`](crate::PromptMessage)); any other block (a `resource_link`,
+//! annotations) can be written as JSON:
 //!
 //! ```
 //! use mrtr_runtime::{CallToolResult, PromptMessage, content};

@@ -14,6 +14,7 @@
 mod answer;
 mod ask;
 mod capabilities;
+mod completion;
 pub mod content;
 mod context;
 mod driver;
@@ -25,6 +26,7 @@ mod input;
 mod known_forms;
 pub mod legacy;
 mod machine;
+mod param_headers;
 pub mod protocol;
 mod results;
 #[cfg(feature = "rmcp")]
@@ -40,6 +42,9 @@ mod uri_template;
 pub use answer::{Answer, FromAnswer, NotAccepted, Reply, Root, SampledMessage};
 pub use ask::{Ask, SamplingRequest, elicit, recheck, roots, sample};
 pub use capabilities::{ClientCapabilities, InputKind};
+pub use completion::{
+    Complete, Completion, CompletionRequest, CompletionTarget, MAX_COMPLETION_VALUES,
+};
 pub use context::{Access, AppState, Authorize, BoxFuture, Context, Denied};
 pub use error::ToolError;
 pub use form::{Choice, ChoiceOption, Form, FormField, FormSchema};

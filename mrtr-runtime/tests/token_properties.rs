@@ -1,6 +1,6 @@
 //! Property tests of the token, in AEAD, HMAC and deflating HMAC: any mutation, truncation or
-//! splice of a token is refused, open∘seal is the identity for any payload, and the argument digest is stable under member
-//! reordering and changes with any value change.
+//! splice of a token is refused, open∘seal is the identity for any payload, and the argument
+//! digest is stable under member reordering and changes with any value change.
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;

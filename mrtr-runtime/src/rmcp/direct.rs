@@ -44,8 +44,8 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde::Deserialize;
 
-use super::param_headers::declares_param_headers;
 use super::{McpServer, Principal, Retry, error};
+use crate::param_headers::declares_param_headers;
 use crate::server::{RoundMethod, check_meta};
 
 type BoxResponse = Response<BoxBody<Bytes, Infallible>>;

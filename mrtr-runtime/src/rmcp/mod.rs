@@ -32,11 +32,11 @@ use std::borrow::Cow;
 use rmcp::handler::server::router::tool::ToolRoute;
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ErrorCode, GetPromptRequestParams, GetPromptResponse,
-    Implementation, InputRequiredResult, JsonObject, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
-    ServerConfig,
+    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, ErrorCode,
+    GetPromptRequestParams, GetPromptResponse, Implementation, InputRequiredResult, JsonObject,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -48,7 +48,6 @@ mod convert;
 mod direct;
 mod http_layer;
 mod legacy;
-mod param_headers;
 mod retired;
 mod serve;
 
@@ -322,6 +321,7 @@ impl ServerHandler for McpServer {
             (server.tools().len() > 0, "tools"),
             (server.prompts().len() > 0, "prompts"),
             (server.resource_templates().len() > 0, "resources"),
+            (server.completes(), "completions"),
         ] {
             if registered {
                 capabilities.insert(name.into(), Value::Object(Map::new()));
@@ -347,7 +347,7 @@ impl ServerHandler for McpServer {
     /// is spared building their `Tool` on every call.
     fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
         let descriptor = self.server.tools().find(|tool| tool.name == name)?;
-        if !param_headers::declares_param_headers(&descriptor.input_schema) {
+        if !crate::param_headers::declares_param_headers(&descriptor.input_schema) {
             return None;
         }
         serde_json::from_value(tool_entry(descriptor)).ok()
@@ -412,6 +412,14 @@ impl ServerHandler for McpServer {
             GetPromptResponse::InputRequired,
         )
         .await
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        self.forward("completion/complete", request, &context).await
     }
 
     async fn list_resources(

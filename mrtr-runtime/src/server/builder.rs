@@ -5,10 +5,12 @@ use std::sync::Arc;
 use serde_json::json;
 
 use super::{Inner, Server, ServerInfo};
+use crate::completion::Complete;
 use crate::context::{AppState, Authorize};
 use crate::engine::Environment;
 use crate::known_forms::KnownForms;
 use crate::machine::{CacheHint, CacheScope, Machine, Prompt, Resource, Tool};
+use crate::param_headers::check_param_headers;
 use crate::single_use::{MemoryStore, ReplayStore};
 use crate::token::{KeyError, KeyRing, Mode, StateCodec};
 use crate::uri_template::UriTemplate;
@@ -34,6 +36,7 @@ pub struct ServerBuilder {
     single_use: bool,
     max_rounds: u32,
     list_cache: CacheHint,
+    completer: Option<Arc<dyn Complete>>,
 }
 
 /// The server could not be built.
@@ -54,6 +57,15 @@ pub enum BuildError {
     /// A resource template does not parse.
     #[error("invalid URI template: {0}")]
     UriTemplate(String),
+    /// A tool's `x-mcp-header` annotations break SEP-2243's rules, so clients would drop the
+    /// tool from their list.
+    #[error("tool {tool:?}: {reason}")]
+    ParamHeaders {
+        /// The tool.
+        tool: String,
+        /// What is wrong, naming the argument.
+        reason: String,
+    },
 }
 
 impl Server {
@@ -78,11 +90,20 @@ impl Server {
                 ttl_ms: 60_000,
                 scope: CacheScope::Public,
             },
+            completer: None,
         }
     }
 }
 
 impl ServerBuilder {
+    /// Answers `completion/complete` for the prompts' arguments and the resource templates'
+    /// variables with `completer`, and declares the `completions` capability (see
+    /// [`Complete`]).
+    pub fn completion(mut self, completer: impl Complete) -> Self {
+        self.completer = Some(Arc::new(completer));
+        self
+    }
+
     /// Seals states with this codec (its keys, mode and audience).
     pub fn codec(mut self, codec: StateCodec) -> Self {
         self.codec = Some(codec);
@@ -198,6 +219,14 @@ impl ServerBuilder {
             .into_iter()
             .map(|tool| (tool.descriptor(), tool))
             .collect();
+        for (descriptor, _) in &tools {
+            check_param_headers(&descriptor.input_schema).map_err(|reason| {
+                BuildError::ParamHeaders {
+                    tool: descriptor.name.clone(),
+                    reason,
+                }
+            })?;
+        }
         let prompts: Vec<_> = self
             .prompts
             .into_iter()
@@ -248,6 +277,7 @@ impl ServerBuilder {
                 resources,
                 max_rounds: self.max_rounds,
                 list_cache: self.list_cache,
+                completer: self.completer,
             }),
         })
     }

@@ -44,6 +44,7 @@ impl Server {
             Capability::Tools => self.tools().len() > 0,
             Capability::Prompts => self.prompts().len() > 0,
             Capability::Resources => self.resource_templates().len() > 0,
+            Capability::Completions => self.completes(),
         }
     }
 

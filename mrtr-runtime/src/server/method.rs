@@ -7,6 +7,8 @@ pub(super) enum Method {
     Listing(Listing),
     /// A method whose round may answer `input_required`.
     Round(RoundMethod),
+    /// `completion/complete`.
+    Complete,
 }
 
 /// The methods that describe the server without running anything.
@@ -33,6 +35,7 @@ pub(super) enum Capability {
     Tools,
     Prompts,
     Resources,
+    Completions,
 }
 
 impl Method {
@@ -46,6 +49,7 @@ impl Method {
             "resources/list" => Self::Listing(Listing::Resources),
             "resources/templates/list" => Self::Listing(Listing::ResourceTemplates),
             "resources/read" => Self::Round(RoundMethod::ReadResource),
+            "completion/complete" => Self::Complete,
             _ => return None,
         })
     }
@@ -63,6 +67,7 @@ impl Method {
             }
             Self::Listing(Listing::Resources | Listing::ResourceTemplates)
             | Self::Round(RoundMethod::ReadResource) => Some(Capability::Resources),
+            Self::Complete => Some(Capability::Completions),
         }
     }
 }
@@ -92,10 +97,16 @@ impl Capability {
             Self::Tools => "tools",
             Self::Prompts => "prompts",
             Self::Resources => "resources",
+            Self::Completions => "completions",
         }
     }
 
-    pub(super) const ALL: [Self; 3] = [Self::Tools, Self::Prompts, Self::Resources];
+    pub(super) const ALL: [Self; 4] = [
+        Self::Tools,
+        Self::Prompts,
+        Self::Resources,
+        Self::Completions,
+    ];
 }
 
 #[cfg(test)]

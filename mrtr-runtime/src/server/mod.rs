@@ -2,10 +2,11 @@
 //! resource templates. Give it one JSON-RPC request object, get the response object back.
 //!
 //! One concern per file: [`builder`] configures it, [`method`] names what it answers,
-//! [`params`] reads a request, [`round`] runs one, [`reply`] shapes the result and
-//! [`listing`] describes the server.
+//! [`params`] reads a request, [`round`] runs one, [`reply`] shapes the result,
+//! [`listing`] describes the server and [`completion`] answers `completion/complete`.
 
 mod builder;
+mod completion;
 mod listing;
 mod method;
 mod params;
@@ -16,6 +17,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use crate::completion::Complete;
 use crate::engine::Environment;
 use crate::machine::{
     CacheHint, Prompt, PromptDescriptor, Resource, ResourceDescriptor, Tool, ToolDescriptor,
@@ -82,6 +84,7 @@ struct Inner {
     max_rounds: u32,
     single_use: bool,
     list_cache: CacheHint,
+    completer: Option<Arc<dyn Complete>>,
 }
 
 impl Server {
@@ -104,6 +107,12 @@ impl Server {
     /// The application state of type `T` registered with [`ServerBuilder::state`].
     pub fn app_state<T: Send + Sync + 'static>(&self) -> Option<&T> {
         self.inner.env.state.get()
+    }
+
+    /// Whether a [`Complete`] was registered (then `completion/complete` is answered and the
+    /// `completions` capability declared).
+    pub fn completes(&self) -> bool {
+        self.inner.completer.is_some()
     }
 
     /// The implementation name and version given to [`Server::builder`].
@@ -235,6 +244,7 @@ impl Server {
                 let request = params::round_request(method, params, capabilities, principal)?;
                 Ok(self.reply_json(self.round(request).await?))
             }
+            Method::Complete => self.complete_argument(params).await,
         }
     }
 }

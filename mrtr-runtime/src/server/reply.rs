@@ -53,7 +53,7 @@ impl Server {
         self.with_server_info(Value::Object(result))
     }
 
-    fn complete(&self, mut result: Value) -> Value {
+    pub(super) fn complete(&self, mut result: Value) -> Value {
         result["resultType"] = "complete".into();
         self.with_server_info(result)
     }

@@ -90,14 +90,21 @@ impl Server {
 
     async fn read_resource(&self, request: RoundRequest<'_>) -> Result<RoundReply, RpcError> {
         let uri = request.target;
-        let (variables, descriptor, resource) = self
-            .inner
-            .resources
+        let resources = &self.inner.resources;
+        // A resource listed under this very URI wins over a template that also matches it.
+        let exact = resources
             .iter()
-            .find_map(|(template, descriptor, resource)| {
-                template
-                    .matches(uri)
-                    .map(|variables| (variables, descriptor, resource))
+            .find(|(_, descriptor, _)| descriptor.is_concrete() && descriptor.uri_template == uri)
+            .map(|(_, descriptor, resource)| (Map::new(), descriptor, resource));
+        let (variables, descriptor, resource) = exact
+            .or_else(|| {
+                resources
+                    .iter()
+                    .find_map(|(template, descriptor, resource)| {
+                        template
+                            .matches(uri)
+                            .map(|variables| (variables, descriptor, resource))
+                    })
             })
             .ok_or_else(|| RpcError::resource_not_found(uri))?;
         let arguments = Value::Object(variables);
@@ -111,7 +118,7 @@ impl Server {
         let input = self.round_input(request, &arguments, descriptor.max_rounds, false);
         let mut end = run_round(&self.inner.env, &**resource, input).await?;
         if let (RoundEnd::Complete(result), Some(mime_type)) = (&mut end, &descriptor.mime_type) {
-            declare_mime_type(result, mime_type);
+            declare_mime_type(result, uri, mime_type);
         }
         finish_non_tool(end, Some(cache))
     }
@@ -154,14 +161,17 @@ fn finish_non_tool(end: RoundEnd, cache: Option<CacheHint>) -> Result<RoundReply
     }
 }
 
-/// Contents that name no MIME type get the one their resource declares (a resource returning
-/// a `String` says nothing of its own).
-fn declare_mime_type(result: &mut Value, mime_type: &str) {
+/// The contents of `uri` itself that name no MIME type get the one its resource declares (a
+/// resource returning a `String` says nothing of its own); contents of other URIs are left as
+/// they are.
+fn declare_mime_type(result: &mut Value, uri: &str, mime_type: &str) {
     let Some(contents) = result.get_mut("contents").and_then(Value::as_array_mut) else {
         return;
     };
     for entry in contents.iter_mut().filter_map(Value::as_object_mut) {
-        entry.entry("mimeType").or_insert_with(|| mime_type.into());
+        if entry.get("uri").and_then(Value::as_str) == Some(uri) {
+            entry.entry("mimeType").or_insert_with(|| mime_type.into());
+        }
     }
 }
 

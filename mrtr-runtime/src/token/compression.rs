@@ -14,14 +14,20 @@ const LEVEL: i32 = 6;
 thread_local! {
     // A compressor is some 300 KiB: allocating one per seal cost a loaded server more CPU
     // than the compression itself (0.78x of the rmcp baseline at 64 flows instead of 1.23x).
-    static COMPRESSOR: RefCell<CompressorOxide> =
-        RefCell::new(CompressorOxide::new(create_comp_flags_from_zip_params(LEVEL, -15, 0)));
+    // Boxed and made on first use: a thread that never deflates carries nothing (the struct
+    // itself holds 64 KiB inline).
+    static COMPRESSOR: RefCell<Option<Box<CompressorOxide>>> = const { RefCell::new(None) };
 }
 
 /// `payload` as a raw deflate stream, or `None` if that is not shorter.
 pub(super) fn deflate(payload: &[u8]) -> Option<Vec<u8>> {
     let mut out = vec![0; payload.len().checked_sub(1)?];
     let written = COMPRESSOR.with_borrow_mut(|compressor| {
+        let compressor = compressor.get_or_insert_with(|| {
+            Box::new(CompressorOxide::new(create_comp_flags_from_zip_params(
+                LEVEL, -15, 0,
+            )))
+        });
         compressor.reset();
         match compress(compressor, payload, &mut out, TDEFLFlush::Finish) {
             (TDEFLStatus::Done, _, written) => Some(written),
