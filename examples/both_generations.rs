@@ -14,8 +14,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use mrtr::elicit::{self, Pick};
 use mrtr::rmcp::McpServer;
 use mrtr::{
-    Answer, Choice, Context, Form, PromptMessage, Reply, SamplingRequest, Server, ToolError,
-    recheck, roots, sample,
+    Answer, Choice, Completion, CompletionRequest, Context, Form, PromptMessage, Reply,
+    SamplingRequest, Server, ToolError, recheck, roots, sample,
 };
 use serde::Deserialize;
 
@@ -200,6 +200,16 @@ pub async fn notes(args: NoteArgs) -> Result<String, ToolError> {
     Ok(format!("{}'s {list} list is empty.", args.owner))
 }
 
+/// Suggests whose notes to read while the user types the `owner` of `notes://{owner}`.
+pub async fn owners(request: CompletionRequest) -> Result<Completion, ToolError> {
+    let typed = request.value.to_lowercase();
+    Ok(Completion::new(
+        ["ada", "alan", "grace"]
+            .into_iter()
+            .filter(|owner| owner.starts_with(&typed)),
+    ))
+}
+
 /// Every tool, prompt and resource above on one server.
 pub fn server() -> Result<Server, mrtr::BuildError> {
     Server::builder("both-generations", "1.0.0")
@@ -212,6 +222,7 @@ pub fn server() -> Result<Server, mrtr::BuildError> {
         .tool(sign_in)
         .prompt(plan_trip)
         .resource(notes)
+        .completion(owners)
         .build()
 }
 

@@ -126,6 +126,11 @@ async def cases(client, person, mode):
         result = await client.read_resource("notes://ada")
         assert result.contents[0].text == "ada's ideas list is empty.", result
 
+    async def completion():
+        reference = types.ResourceTemplateReference(type="ref/resource", uri="notes://{owner}")
+        result = await client.complete(reference, {"name": "owner", "value": "A"})
+        assert result.completion.values == ["ada", "alan"], result
+
     return [
         ("negotiated version", version),
         ("batch form with a Choice and an integer range, one answer out of range", batch_with_a_choice_and_a_range),
@@ -136,6 +141,7 @@ async def cases(client, person, mode):
         ("URL elicitation", url_elicitation),
         ("prompt that asks", prompt),
         ("resource read that asks", resource),
+        ("completion of a template variable", completion),
     ]
 
 
