@@ -40,11 +40,7 @@ pub fn embedded_text(
     mime_type: impl Into<String>,
     text: impl Into<String>,
 ) -> Value {
-    json!({"type": "resource", "resource": {
-        "uri": uri.into(),
-        "mimeType": mime_type.into(),
-        "text": text.into(),
-    }})
+    embedded(uri.into(), mime_type.into(), "text", text.into())
 }
 
 /// A binary resource embedded whole: its URI, MIME type and contents in base64.
@@ -53,11 +49,12 @@ pub fn embedded_blob(
     mime_type: impl Into<String>,
     blob: impl Into<String>,
 ) -> Value {
-    json!({"type": "resource", "resource": {
-        "uri": uri.into(),
-        "mimeType": mime_type.into(),
-        "blob": blob.into(),
-    }})
+    embedded(uri.into(), mime_type.into(), "blob", blob.into())
+}
+
+/// A `resource` block whose contents are `body` under `field` (`text` or `blob`).
+fn embedded(uri: String, mime_type: String, field: &str, body: String) -> Value {
+    json!({"type": "resource", "resource": {"uri": uri, "mimeType": mime_type, field: body}})
 }
 
 #[cfg(test)]

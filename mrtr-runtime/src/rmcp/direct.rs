@@ -20,7 +20,6 @@
 //! Whatever fails or is unsure goes to rmcp (with the body already read), which answers it as
 //! it always does, errors included.
 
-use std::collections::HashSet;
 use std::convert::Infallible;
 use std::fmt::Display;
 use std::future::Future;
@@ -45,7 +44,6 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use serde::Deserialize;
 
 use super::{McpServer, Principal, Retry, error};
-use crate::param_headers::declares_param_headers;
 use crate::server::{RoundMethod, check_meta};
 
 type BoxResponse = Response<BoxBody<Bytes, Infallible>>;
@@ -67,14 +65,10 @@ pub struct DirectRounds {
     settings: Arc<Settings>,
 }
 
-/// rmcp's configuration, with its allowed hosts parsed once, and the tools whose calls rmcp
-/// must check.
+/// rmcp's configuration, with its allowed hosts parsed once.
 struct Settings {
     config: StreamableHttpServerConfig,
     allowed_hosts: Vec<Authority>,
-    /// Tools that mirror arguments in `Mcp-Param-*` headers: rmcp checks those headers
-    /// against the arguments, even absent ones, so every call of these goes to it.
-    mirroring_tools: HashSet<String>,
 }
 
 impl std::fmt::Debug for DirectRounds {
@@ -93,19 +87,12 @@ impl DirectRounds {
             .iter()
             .filter_map(|host| Authority::allowed(host))
             .collect();
-        let mirroring_tools = server
-            .server
-            .tools()
-            .filter(|tool| declares_param_headers(&tool.input_schema))
-            .map(|tool| tool.name.clone())
-            .collect();
         Self {
             server,
             rmcp,
             settings: Arc::new(Settings {
                 config,
                 allowed_hosts,
-                mirroring_tools,
             }),
         }
     }
@@ -130,8 +117,10 @@ impl DirectRounds {
                 );
             }
         };
+        // rmcp checks a mirroring tool's `Mcp-Param-*` headers against the arguments, even
+        // absent ones, so every call of such a tool goes to it.
         let call = Call::parse(&parts.headers, &bytes).filter(|call| match &call.round {
-            Round::Tool(params) => !self.settings.mirroring_tools.contains(&*params.name),
+            Round::Tool(params) => !self.server.server.mirrors_param_headers(&params.name),
             Round::Prompt(_) | Round::Resource(_) => true,
         });
         match call {

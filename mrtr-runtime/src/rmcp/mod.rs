@@ -346,10 +346,10 @@ impl ServerHandler for McpServer {
     /// against the arguments (SEP-2243); for the others there is nothing to check, and rmcp
     /// is spared building their `Tool` on every call.
     fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
-        let descriptor = self.server.tools().find(|tool| tool.name == name)?;
-        if !crate::param_headers::declares_param_headers(&descriptor.input_schema) {
+        if !self.server.mirrors_param_headers(name) {
             return None;
         }
+        let descriptor = self.server.tools().find(|tool| tool.name == name)?;
         serde_json::from_value(tool_entry(descriptor)).ok()
     }
 

@@ -10,7 +10,7 @@ use crate::context::{AppState, Authorize};
 use crate::engine::Environment;
 use crate::known_forms::KnownForms;
 use crate::machine::{CacheHint, CacheScope, Machine, Prompt, Resource, Tool};
-use crate::param_headers::check_param_headers;
+use crate::param_headers::{check_param_headers, declares_param_headers};
 use crate::single_use::{MemoryStore, ReplayStore};
 use crate::token::{KeyError, KeyRing, Mode, StateCodec};
 use crate::uri_template::UriTemplate;
@@ -227,6 +227,11 @@ impl ServerBuilder {
                 }
             })?;
         }
+        let mirroring_tools = tools
+            .iter()
+            .filter(|(descriptor, _)| declares_param_headers(&descriptor.input_schema))
+            .map(|(descriptor, _)| descriptor.name.clone())
+            .collect();
         let prompts: Vec<_> = self
             .prompts
             .into_iter()
@@ -278,6 +283,7 @@ impl ServerBuilder {
                 max_rounds: self.max_rounds,
                 list_cache: self.list_cache,
                 completer: self.completer,
+                mirroring_tools,
             }),
         })
     }

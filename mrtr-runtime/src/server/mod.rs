@@ -13,6 +13,7 @@ mod params;
 mod reply;
 mod round;
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
@@ -85,6 +86,8 @@ struct Inner {
     single_use: bool,
     list_cache: CacheHint,
     completer: Option<Arc<dyn Complete>>,
+    /// Tools with arguments mirrored in `Mcp-Param-*` headers (SEP-2243), found at build time.
+    mirroring_tools: HashSet<String>,
 }
 
 impl Server {
@@ -113,6 +116,12 @@ impl Server {
     /// `completions` capability declared).
     pub fn completes(&self) -> bool {
         self.inner.completer.is_some()
+    }
+
+    /// Whether tool `name` mirrors arguments in `Mcp-Param-*` headers (an `x-mcp-header`
+    /// annotation in its input schema), which the HTTP host must check against the body.
+    pub(crate) fn mirrors_param_headers(&self, name: &str) -> bool {
+        self.inner.mirroring_tools.contains(name)
     }
 
     /// The implementation name and version given to [`Server::builder`].

@@ -7,6 +7,7 @@ use miniz_oxide::deflate::core::{
 };
 
 use super::error::Rejection;
+use super::wire::FLAG_DEFLATED;
 
 /// miniz's default level: on token-sized payloads level 1 saves barely any time and a few bytes.
 const LEVEL: i32 = 6;
@@ -39,13 +40,10 @@ pub(super) fn deflate(payload: &[u8]) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// The payload as sealed: inflated if `deflated` (up to `max_len` bytes), else as is.
-pub(super) fn inflate(
-    deflated: bool,
-    payload: &[u8],
-    max_len: usize,
-) -> Result<Vec<u8>, Rejection> {
-    if deflated {
+/// The payload as sealed: inflated if the token's `flags` say it was deflated (up to
+/// `max_len` bytes), else as is.
+pub(super) fn inflate(flags: u8, payload: &[u8], max_len: usize) -> Result<Vec<u8>, Rejection> {
+    if flags & FLAG_DEFLATED != 0 {
         miniz_oxide::inflate::decompress_to_vec_with_limit(payload, max_len)
             .map_err(|_| Rejection::BadPayload("deflate stream invalid or too large".into()))
     } else {
@@ -62,7 +60,7 @@ mod tests {
         let text = b"lisbon-1472 (364), lisbon-2847 (344), lisbon-3e84 (568), lisbon-4fe8 (591)";
         let deflated = deflate(text).expect("repetitive text compresses");
         assert!(deflated.len() < text.len());
-        assert_eq!(inflate(true, &deflated, 1024).unwrap(), text);
+        assert_eq!(inflate(FLAG_DEFLATED, &deflated, 1024).unwrap(), text);
         // A second use of the thread's compressor starts from a clean state.
         assert_eq!(deflate(text).as_ref(), Some(&deflated));
         assert_eq!(deflate(&[0x5a]), None);
@@ -71,6 +69,9 @@ mod tests {
             .map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8)
             .collect();
         assert_eq!(deflate(&noise), None);
-        assert!(inflate(true, &deflated, 8).is_err(), "over the limit");
+        assert!(
+            inflate(FLAG_DEFLATED, &deflated, 8).is_err(),
+            "over the limit"
+        );
     }
 }

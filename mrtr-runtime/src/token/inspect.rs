@@ -67,8 +67,7 @@ pub(super) fn read_body(
     let unknown = Fingerprint::from_bytes([0; 16]);
     let (claims, payload): (Claims, &[u8]) = claims::decode_claims(body, id, unknown)
         .ok_or(Rejection::Malformed("claims do not decode"))?;
-    let payload =
-        super::compression::inflate(flags & wire::FLAG_DEFLATED != 0, payload, max_payload_len)?;
+    let payload = super::compression::inflate(flags, payload, max_payload_len)?;
     let payload = if flags & wire::FLAG_BINARY != 0 {
         crate::saved::view(&payload)
             .ok_or_else(|| Rejection::BadPayload("the state does not decode".into()))?

@@ -351,11 +351,7 @@ impl StateCodec {
         if late(claims.expires_at) {
             return Err(Rejection::Expired);
         }
-        let payload = compression::inflate(
-            flags & wire::FLAG_DEFLATED != 0,
-            payload,
-            settings.max_payload_len,
-        )?;
+        let payload = compression::inflate(flags, payload, settings.max_payload_len)?;
         Ok((claims, payload, flags))
     }
 }
