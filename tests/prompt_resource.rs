@@ -454,3 +454,67 @@ async fn completions_answer_for_registered_prompts_and_templates() {
     let unanswered = send(&server(), "completion/complete", params).await;
     assert_eq!(unanswered["error"]["code"], -32601, "{unanswered}");
 }
+
+/// Suggests names that start with the principal's own initial: what a completer does with
+/// the principal it is given.
+async fn own_names(request: CompletionRequest) -> Result<Completion, ToolError> {
+    let principal = request.principal.unwrap_or_default();
+    Ok(Completion::new([format!("{principal}-draft")]))
+}
+
+#[tokio::test]
+async fn completion_runs_the_authorization_hook_and_sees_the_principal() {
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let record = std::sync::Arc::clone(&seen);
+    let guarded = Server::builder("guarded", "1.0.0")
+        .key_ring(support::ring(5))
+        .prompt(review)
+        .resource(note)
+        .completion(own_names)
+        .authorize(move |access: mrtr::Access<'_>| {
+            record.lock().unwrap().push((
+                access.method.to_owned(),
+                access.target.to_owned(),
+                access.arguments.clone(),
+                access.principal.map(str::to_owned),
+            ));
+            match access.principal {
+                Some("ada") => Ok(()),
+                _ => Err(mrtr::Denied("only ada may complete".into())),
+            }
+        })
+        .build()
+        .unwrap();
+    let params = json!({
+        "ref": {"type": "ref/resource", "uri": "notes://{owner}/{id}"},
+        "argument": {"name": "id", "value": ""},
+        "context": {"arguments": {"owner": "ada"}},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}},
+    });
+    let allowed = guarded
+        .handle_request("completion/complete", params.clone(), Some("ada"))
+        .await
+        .unwrap();
+    assert_eq!(allowed["completion"]["values"], json!(["ada-draft"]));
+
+    for intruder in [Some("mallory"), None] {
+        let refused = guarded
+            .handle_request("completion/complete", params.clone(), intruder)
+            .await
+            .expect_err("a denied completion is refused");
+        assert_eq!(refused.code, -32602, "{refused:?}");
+        assert!(refused.message.contains("only ada"), "{refused:?}");
+    }
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.len(), 3);
+    assert_eq!(
+        seen[0],
+        (
+            "completion/complete".to_owned(),
+            "notes://{owner}/{id}".to_owned(),
+            json!({"owner": "ada"}),
+            Some("ada".to_owned())
+        )
+    );
+}

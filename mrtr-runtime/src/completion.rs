@@ -51,6 +51,9 @@ pub struct CompletionRequest {
     pub value: String,
     /// Arguments the user already filled in (`context.arguments`).
     pub context: BTreeMap<String, String>,
+    /// The authenticated principal of the request, as given by the host (the same the
+    /// authorization hook saw).
+    pub principal: Option<String>,
 }
 
 /// Suggestions, most relevant first.
@@ -161,6 +164,7 @@ pub(crate) fn parse_request(params: &Map<String, Value>) -> Result<CompletionReq
         argument: name.to_owned(),
         value: value.to_owned(),
         context,
+        principal: None,
     })
 }
 

@@ -127,18 +127,21 @@ impl Context {
     }
 }
 
-/// A request about to resume (or start) a flow, as shown to the authorization hook.
+/// A request about to resume (or start) a flow, or to complete an argument, as shown to the
+/// authorization hook.
 #[derive(Clone, Copy, Debug)]
 pub struct Access<'a> {
-    /// `tools/call`, `prompts/get` or `resources/read`.
+    /// `tools/call`, `prompts/get`, `resources/read`, or `completion/complete`.
     pub method: &'a str,
-    /// The tool or prompt name, or the resource URI.
+    /// The tool or prompt name, or the resource URI; for `completion/complete`, the prompt's
+    /// name or the resource template.
     pub target: &'a str,
-    /// The request's arguments (`{}` when absent).
+    /// The request's arguments (`{}` when absent); for `completion/complete`, the arguments
+    /// already filled in (`context.arguments`).
     pub arguments: &'a Value,
     /// The authenticated principal, if any.
     pub principal: Option<&'a str>,
-    /// The round about to run: 1 for a fresh request.
+    /// The round about to run: 1 for a fresh request (and for `completion/complete`).
     pub round: u32,
 }
 

@@ -30,20 +30,44 @@ use crate::results::{CallToolResult, ToolOutput};
 use crate::server::Server;
 
 /// How long the client may take to answer one request (the user is filling in a form):
-/// 10 minutes, like a round's expiry.
-pub const DEFAULT_CLIENT_TIMEOUT: Duration = Duration::from_secs(600);
+/// 2 minutes. It is kept below [`DEFAULT_SESSION_IDLE`], so that a client that never answers
+/// gets an error on its call before its idle session is closed under it.
+pub const DEFAULT_CLIENT_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// The pause before a state-only round (`recheck()`) resumes, so polling does not spin.
 pub const DEFAULT_RECHECK_DELAY: Duration = Duration::from_millis(250);
 
+/// How long a 2025-era session may stay without any message before the server closes it:
+/// 3 minutes.
+pub const DEFAULT_SESSION_IDLE: Duration = Duration::from_secs(180);
+
+/// How many 2025-era sessions one server keeps open at once, server-wide. Each costs about
+/// 60 KB of memory while idle.
+pub const DEFAULT_MAX_SESSIONS: usize = 512;
+
+/// How many 2025-era calls may run at once, server-wide. A running call holds its machine and
+/// its arguments (up to the request body cap) until its client answers.
+pub const DEFAULT_MAX_FLOWS: usize = 64;
+
+/// How many calls one 2025-era session may run at once.
+pub const DEFAULT_MAX_FLOWS_PER_SESSION: usize = 4;
+
 /// `notifications/elicitation/complete` (2025-11-25): an accepted URL elicitation is over.
 pub const ELICITATION_COMPLETE: &str = "notifications/elicitation/complete";
 
-/// How a legacy session runs flows.
+/// How a legacy session runs flows, and how many sessions and flows the server holds.
+///
+/// Every limit has a default meant for a server reachable by anyone: sessions are opened by an
+/// unauthenticated `initialize`, so put authentication in front of a public server, or serve
+/// only 2026-07-28 clients (`McpServer::without_legacy`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LegacyOptions {
     client_timeout: Duration,
     recheck_delay: Duration,
+    session_idle: Duration,
+    max_sessions: usize,
+    max_flows: usize,
+    max_flows_per_session: usize,
 }
 
 impl Default for LegacyOptions {
@@ -51,18 +75,23 @@ impl Default for LegacyOptions {
         Self {
             client_timeout: DEFAULT_CLIENT_TIMEOUT,
             recheck_delay: DEFAULT_RECHECK_DELAY,
+            session_idle: DEFAULT_SESSION_IDLE,
+            max_sessions: DEFAULT_MAX_SESSIONS,
+            max_flows: DEFAULT_MAX_FLOWS,
+            max_flows_per_session: DEFAULT_MAX_FLOWS_PER_SESSION,
         }
     }
 }
 
 impl LegacyOptions {
-    /// The defaults: [`DEFAULT_CLIENT_TIMEOUT`] and [`DEFAULT_RECHECK_DELAY`].
+    /// The defaults: the `DEFAULT_*` constants of this module.
     pub fn new() -> Self {
         Self::default()
     }
 
     /// How long the client may take to answer one request before the call ends with a tool
-    /// error (default [`DEFAULT_CLIENT_TIMEOUT`]).
+    /// error (default [`DEFAULT_CLIENT_TIMEOUT`]). The session's idle lifetime is raised to
+    /// outlast it (see [`LegacyOptions::session_idle`]).
     pub fn client_timeout(mut self, timeout: Duration) -> Self {
         self.client_timeout = timeout;
         self
@@ -74,6 +103,31 @@ impl LegacyOptions {
         self
     }
 
+    /// How long a session may go without a message before it is closed (default
+    /// [`DEFAULT_SESSION_IDLE`]). A call waiting on its client sends nothing, so the lifetime
+    /// in force is at least the client timeout plus 10 s: the call then ends with an error on
+    /// its stream rather than with a closed session.
+    pub fn session_idle(mut self, idle: Duration) -> Self {
+        self.session_idle = idle;
+        self
+    }
+
+    /// How many sessions may be open at once (default [`DEFAULT_MAX_SESSIONS`]). When all are
+    /// taken, an `initialize` is answered with HTTP 503 and a JSON-RPC error.
+    pub fn max_sessions(mut self, sessions: usize) -> Self {
+        self.max_sessions = sessions;
+        self
+    }
+
+    /// How many calls may run at once, server-wide (default [`DEFAULT_MAX_FLOWS`]) and on one
+    /// session (default [`DEFAULT_MAX_FLOWS_PER_SESSION`]). A call beyond either is refused
+    /// with a JSON-RPC error before its machine starts.
+    pub fn max_flows(mut self, server_wide: usize, per_session: usize) -> Self {
+        self.max_flows = server_wide;
+        self.max_flows_per_session = per_session;
+        self
+    }
+
     /// The configured client timeout.
     pub fn timeout(&self) -> Duration {
         self.client_timeout
@@ -82,6 +136,23 @@ impl LegacyOptions {
     /// The configured recheck delay.
     pub fn delay(&self) -> Duration {
         self.recheck_delay
+    }
+
+    /// The idle lifetime in force: the configured one, or the client timeout plus 10 s if
+    /// that is longer.
+    pub fn idle_lifetime(&self) -> Duration {
+        self.session_idle
+            .max(self.client_timeout.saturating_add(Duration::from_secs(10)))
+    }
+
+    /// The configured cap on open sessions.
+    pub fn session_cap(&self) -> usize {
+        self.max_sessions
+    }
+
+    /// The configured caps on running calls: server-wide, and per session.
+    pub fn flow_caps(&self) -> (usize, usize) {
+        (self.max_flows, self.max_flows_per_session)
     }
 }
 

@@ -27,7 +27,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use bytes::Bytes;
+use bytes::{Buf, Bytes};
 use http::header::{ACCEPT, CONTENT_LENGTH, CONTENT_TYPE, HOST, ORIGIN};
 use http::{HeaderMap, Request, Response, StatusCode};
 use http_body::Body;
@@ -39,15 +39,16 @@ use rmcp::model::{
     ReadResourceRequestMethod, ReadResourceRequestParams, ReadResourceResponse, RequestId,
     RequestMetaObject, ServerJsonRpcMessage, ServerResult,
 };
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde::Deserialize;
 
+use super::cancel_on_drop::{CancelOnDrop, call_id};
+use super::sessions::BoundedSessions;
 use super::{McpServer, Principal, Retry, error};
 use crate::server::{RoundMethod, check_meta};
 
 type BoxResponse = Response<BoxBody<Bytes, Infallible>>;
-type Rmcp = StreamableHttpService<McpServer, LocalSessionManager>;
+pub(super) type Rmcp = StreamableHttpService<McpServer, BoundedSessions>;
 
 const JSON: &str = "application/json";
 const EVENT_STREAM: &str = "text/event-stream";
@@ -55,6 +56,7 @@ const PROTOCOL_VERSION: &str = "2026-07-28";
 const TOOLS_CALL: &str = "tools/call";
 const PROMPTS_GET: &str = "prompts/get";
 const RESOURCES_READ: &str = "resources/read";
+const SESSION_ID: &str = "mcp-session-id";
 
 /// The service behind [`StreamableHttp`](super::StreamableHttp): the direct path for
 /// stateless rounds in front of rmcp's streamable-HTTP service.
@@ -62,6 +64,7 @@ const RESOURCES_READ: &str = "resources/read";
 pub struct DirectRounds {
     server: McpServer,
     rmcp: Rmcp,
+    sessions: Arc<BoundedSessions>,
     settings: Arc<Settings>,
 }
 
@@ -81,7 +84,12 @@ impl std::fmt::Debug for DirectRounds {
 }
 
 impl DirectRounds {
-    pub(super) fn new(server: McpServer, rmcp: Rmcp, config: StreamableHttpServerConfig) -> Self {
+    pub(super) fn new(
+        server: McpServer,
+        rmcp: Rmcp,
+        sessions: Arc<BoundedSessions>,
+        config: StreamableHttpServerConfig,
+    ) -> Self {
         let allowed_hosts = config
             .allowed_hosts
             .iter()
@@ -90,6 +98,7 @@ impl DirectRounds {
         Self {
             server,
             rmcp,
+            sessions,
             settings: Arc::new(Settings {
                 config,
                 allowed_hosts,
@@ -104,18 +113,12 @@ impl DirectRounds {
         B::Error: Display,
     {
         if !self.settings.takes(request.method(), request.headers()) {
-            return self.rmcp.handle(request).await;
+            return self.pass(request).await;
         }
         let (parts, body) = request.into_parts();
-        let bytes = match body.collect().await {
-            Ok(collected) => collected.to_bytes(),
-            // What rmcp answers when the body fails.
-            Err(error) => {
-                return plain(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    format!("Failed to read request body: {error}"),
-                );
-            }
+        let bytes = match self.read_body(body).await {
+            Ok(bytes) => bytes,
+            Err(response) => return response,
         };
         // rmcp checks a mirroring tool's `Mcp-Param-*` headers against the arguments, even
         // absent ones, so every call of such a tool goes to it.
@@ -126,11 +129,132 @@ impl DirectRounds {
         match call {
             Some(call) => self.answer(call, &parts.extensions).await,
             None => {
-                self.rmcp
-                    .handle(Request::from_parts(parts, Full::new(bytes)))
+                self.pass(Request::from_parts(parts, Full::new(bytes)))
                     .await
             }
         }
+    }
+
+    /// Reads a body the direct path answers, at most rmcp's body limit of it: a `Content-Length`
+    /// is a claim, and a server mounted behind another may be sent more.
+    async fn read_body<B>(&self, body: B) -> Result<Bytes, BoxResponse>
+    where
+        B: Body + Send + 'static,
+        B::Error: Display,
+    {
+        let limit = self.settings.config.max_request_body_bytes;
+        let mut body = std::pin::pin!(body);
+        // One frame (the usual case) is kept as it came, without a copy.
+        let mut first = Bytes::new();
+        let mut rest = Vec::new();
+        while let Some(frame) = body.frame().await {
+            let frame = match frame {
+                Ok(frame) => frame,
+                // What rmcp answers when the body fails.
+                Err(error) => {
+                    return Err(plain(
+                        StatusCode::INTERNAL_SERVER_ERROR,
+                        format!("Failed to read request body: {error}"),
+                    ));
+                }
+            };
+            let Ok(mut data) = frame.into_data() else {
+                continue;
+            };
+            if first.len() + rest.len() + data.remaining() > limit {
+                return Err(plain(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    "Payload Too Large: the request body is larger than this server accepts".into(),
+                ));
+            }
+            if first.is_empty() && rest.is_empty() {
+                first = data.copy_to_bytes(data.remaining());
+            } else {
+                if rest.is_empty() {
+                    rest.extend_from_slice(&std::mem::take(&mut first));
+                }
+                while data.has_remaining() {
+                    let chunk = data.chunk();
+                    rest.extend_from_slice(chunk);
+                    let read = chunk.len();
+                    data.advance(read);
+                }
+            }
+        }
+        Ok(if rest.is_empty() { first } else { rest.into() })
+    }
+
+    /// Hands `request` to rmcp, keeping the session rules rmcp does not have: a session is
+    /// used only by the principal that opened it, no session is opened past the cap, and a
+    /// closed session answers `DELETE` with 204.
+    async fn pass<B>(&self, request: Request<B>) -> BoxResponse
+    where
+        B: Body + Send + 'static,
+        B::Data: Send,
+        B::Error: Display,
+    {
+        let principal = request
+            .extensions()
+            .get::<Principal>()
+            .map(|principal| principal.0.clone());
+        let session = request.headers().get(SESSION_ID).cloned();
+        if let Some(id) = &session
+            && !self
+                .sessions
+                .usable_by(id.to_str().unwrap_or_default(), principal.as_deref())
+        {
+            // Exactly what rmcp answers for a session it does not know.
+            return plain(StatusCode::NOT_FOUND, "Not Found: Session not found".into());
+        }
+        let post = *request.method() == http::Method::POST;
+        let opens = session.is_none() && post && self.server.legacy().is_some();
+        let delete = *request.method() == http::Method::DELETE;
+        let mut response = if opens && self.sessions.full().await {
+            let (parts, body) = request.into_parts();
+            let bytes = match self.read_body(body).await {
+                Ok(bytes) => bytes,
+                Err(response) => return response,
+            };
+            if let Some(id) = initialize_id(&bytes) {
+                return sessions_full(id);
+            }
+            self.rmcp
+                .handle(Request::from_parts(parts, Full::new(bytes)))
+                .await
+        } else if session.is_some() && post {
+            let (parts, body) = request.into_parts();
+            let bytes = match self.read_body(body).await {
+                Ok(bytes) => bytes,
+                Err(response) => return response,
+            };
+            let call = call_id(&bytes);
+            let headers = cancel_headers(&parts.headers);
+            let response = self
+                .rmcp
+                .handle(Request::from_parts(parts, Full::new(bytes)))
+                .await;
+            match call {
+                // The call's answer streams until it ends; a client that goes away first
+                // cancels it.
+                Some(id) if response.status() == StatusCode::OK => response
+                    .map(|body| CancelOnDrop::new(body, self.rmcp.clone(), headers, id).boxed()),
+                _ => response,
+            }
+        } else {
+            self.rmcp.handle(request).await
+        };
+        if opens
+            && let Some(id) = response.headers().get(SESSION_ID)
+            && let Ok(id) = id.to_str()
+        {
+            self.sessions.bind(id.into(), principal);
+        }
+        // rmcp answers 202; the clients of both official SDKs accept 200 and 204 only.
+        if delete && response.status() == StatusCode::ACCEPTED {
+            *response.status_mut() = StatusCode::NO_CONTENT;
+            *response.body_mut() = Full::new(Bytes::new()).boxed();
+        }
+        response
     }
 
     /// Runs the round and answers as rmcp's stateless path does: the JSON-RPC message
@@ -211,7 +335,7 @@ impl Settings {
         self.config.json_response
             && *method == http::Method::POST
             && !headers.contains_key(ORIGIN)
-            && !headers.contains_key("mcp-session-id")
+            && !headers.contains_key(SESSION_ID)
             && self.host_allowed(headers)
             && accepts_json_and_event_stream(headers)
             && only(headers, CONTENT_TYPE.as_str()).is_some_and(|value| {
@@ -453,6 +577,55 @@ fn status_of(message: &ServerJsonRpcMessage) -> StatusCode {
         ErrorCode::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
         _ => StatusCode::OK,
     }
+}
+
+/// The headers a cancellation sent on a session's behalf carries: those that route it to the
+/// session and pass rmcp's checks.
+fn cancel_headers(headers: &HeaderMap) -> HeaderMap {
+    let mut kept = HeaderMap::new();
+    for name in [
+        HOST.as_str(),
+        ORIGIN.as_str(),
+        ACCEPT.as_str(),
+        CONTENT_TYPE.as_str(),
+        SESSION_ID,
+        "mcp-protocol-version",
+    ] {
+        if let Some(value) = headers.get(name) {
+            kept.insert(http::HeaderName::from_static(name), value.clone());
+        }
+    }
+    kept
+}
+
+/// The id of an `initialize` request in `body`, if it is one.
+fn initialize_id(body: &[u8]) -> Option<RequestId> {
+    #[derive(Deserialize)]
+    struct Initialize {
+        id: RequestId,
+        method: String,
+    }
+    let request: Initialize = serde_json::from_slice(body).ok()?;
+    (request.method == "initialize").then_some(request.id)
+}
+
+/// The answer to an `initialize` when every session place is taken: 503, and a JSON-RPC error
+/// that says what to do (the cap itself is not disclosed).
+fn sessions_full(id: RequestId) -> BoxResponse {
+    let error = rmcp::ErrorData::new(
+        ErrorCode(-32000),
+        "the server has too many open sessions: retry later, or connect with MCP 2026-07-28, \
+         which needs no session",
+        None,
+    );
+    let message = ServerJsonRpcMessage::error(error, Some(id));
+    let body = serde_json::to_vec(&message).unwrap_or_default();
+    Response::builder()
+        .status(StatusCode::SERVICE_UNAVAILABLE)
+        .header(CONTENT_TYPE, JSON)
+        .header(http::header::RETRY_AFTER, "10")
+        .body(Full::new(Bytes::from(body)).boxed())
+        .expect("a valid response")
 }
 
 fn plain(status: StatusCode, text: String) -> BoxResponse {

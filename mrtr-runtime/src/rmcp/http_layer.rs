@@ -8,12 +8,12 @@ use std::task::{Context, Poll, ready};
 
 use bytes::Bytes;
 use http_body::{Body, Frame};
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
 use super::McpServer;
 use super::direct::DirectRounds;
 use super::retired::{strip_retired_fields_from_bytes, strip_retired_fields_from_shared};
+use super::sessions::BoundedSessions;
 
 /// A tower layer that removes the fields the 2026-07-28 revision retired (rmcp 3.11 writes
 /// `"elicitationId": ""` in URL-mode elicitations) from HTTP responses: `application/json`
@@ -293,22 +293,54 @@ impl McpServer {
     /// rmcp's checks and rmcp's response but without its per-request session machinery; every
     /// other request is rmcp's.
     ///
+    /// `Origin` is always validated: a request that carries one is refused with 403 unless it
+    /// is in `config.allowed_origins`, or, when that list is empty, a page served from this
+    /// machine (`http` or `https` on `localhost`, `127.0.0.1` or `[::1]`, any port). `Origin:
+    /// null` is refused unless listed. A request without `Origin` (any non-browser client) is
+    /// served.
+    ///
     /// An `initialize` opens a session (in this process's memory) for a 2025-11-25 or
     /// 2025-06-18 client, unless [`McpServer::without_legacy`]: then no session is ever
-    /// created.
+    /// created. Sessions are bounded by [`LegacyOptions`](crate::legacy::LegacyOptions): how
+    /// many may be open, how long one may stay idle, how many calls may run; each is bound to
+    /// the principal that opened it.
     pub fn streamable_http(self, config: StreamableHttpServerConfig) -> StreamableHttp {
         let server = self;
         let sessions = server.legacy().is_some();
-        let config = config.with_legacy_session_mode(sessions);
+        let config = origin_checked(config).with_legacy_session_mode(sessions);
+        let manager = Arc::new(BoundedSessions::new(
+            &server.legacy().cloned().unwrap_or_default(),
+        ));
         let handler = server.clone();
         let rmcp = StreamableHttpService::new(
             move || Ok(handler.clone()),
-            Arc::new(LocalSessionManager::default()),
+            Arc::clone(&manager),
             config.clone(),
         );
-        let service = DirectRounds::new(server, rmcp, config);
+        let service = DirectRounds::new(server, rmcp, manager, config);
         tower_layer::Layer::layer(&RetiredFieldsLayer, service)
     }
+}
+
+/// The browser origins allowed when the configuration names none: pages served from this
+/// machine.
+const LOOPBACK_ORIGINS: [&str; 6] = [
+    "http://localhost:*",
+    "https://localhost:*",
+    "http://127.0.0.1:*",
+    "https://127.0.0.1:*",
+    "http://[::1]:*",
+    "https://[::1]:*",
+];
+
+/// `config` with `Origin` validation on (rmcp leaves it off for an empty list).
+fn origin_checked(config: StreamableHttpServerConfig) -> StreamableHttpServerConfig {
+    let config = if config.allowed_origins.is_empty() {
+        config.with_allowed_origins(LOOPBACK_ORIGINS)
+    } else {
+        config
+    };
+    config.enforce_origin_validation()
 }
 
 #[cfg(test)]

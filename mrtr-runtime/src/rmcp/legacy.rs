@@ -3,6 +3,8 @@
 //! each suspension's questions go to the client as real requests through rmcp's peer (see
 //! [`crate::legacy`]). 2026-07-28 requests on the same endpoint are served as before.
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use rmcp::model::{
@@ -45,6 +47,12 @@ impl McpServer {
         self.legacy.as_ref()
     }
 
+    /// How many 2025-era calls are running now (each waits on its client or runs its
+    /// machine), across every clone of this server.
+    pub fn legacy_calls_running(&self) -> usize {
+        self.flows.running_total()
+    }
+
     /// The protocol versions to negotiate: 2026-07-28, and the two handshake revisions whose
     /// sessions the legacy path serves.
     pub(super) fn protocol_versions(&self) -> Vec<ProtocolVersion> {
@@ -84,6 +92,13 @@ impl McpServer {
             capabilities: ClientCapabilities::from_object(capabilities),
             progress_token: context.meta.get_progress_token(),
             sessionless,
+            key: context
+                .extensions
+                .get::<http::request::Parts>()
+                .and_then(|parts| parts.headers.get("mcp-session-id"))
+                .and_then(|id| id.to_str().ok())
+                .unwrap_or_default()
+                .to_owned(),
         })
     }
 
@@ -96,6 +111,7 @@ impl McpServer {
         session: RmcpSession,
     ) -> Result<R, ErrorData> {
         let options = self.legacy.clone().unwrap_or_default();
+        let _running = self.flows.enter(session.key.clone(), options.flow_caps())?;
         let params = match serde_json::to_value(params) {
             Ok(params @ Value::Object(_)) => params,
             Ok(Value::Null) => Value::Object(Map::new()),
@@ -121,6 +137,84 @@ pub(super) struct RmcpSession {
     capabilities: ClientCapabilities,
     progress_token: Option<ProgressToken>,
     sessionless: bool,
+    /// The session's id over HTTP; empty over stdio, where the connection is the session.
+    key: String,
+}
+
+/// The 2025-era calls running, server-wide and per session. A running call holds its machine
+/// and arguments until its client answers, so both are capped.
+#[derive(Debug, Default)]
+pub(super) struct FlowGates {
+    running: Mutex<Running>,
+}
+
+#[derive(Debug, Default)]
+struct Running {
+    total: usize,
+    per_session: HashMap<String, usize>,
+}
+
+impl FlowGates {
+    /// A place for one more call on `session`, given the caps (server-wide, per session); the
+    /// place is freed when the returned guard drops, however the call ends.
+    fn enter(
+        self: &Arc<Self>,
+        session: String,
+        (server_wide, per_session): (usize, usize),
+    ) -> Result<FlowPlace, ErrorData> {
+        let mut running = self.running();
+        if running.total >= server_wide {
+            return Err(ErrorData::new(
+                ErrorCode(-32000),
+                "the server is running as many calls from 2025-era sessions as it allows: retry \
+                 later, or connect with MCP 2026-07-28, whose calls hold nothing on the server",
+                None,
+            ));
+        }
+        let on_session = running.per_session.entry(session.clone()).or_default();
+        if *on_session >= per_session {
+            return Err(ErrorData::new(
+                ErrorCode(-32000),
+                "this session is running as many calls at once as the server allows: wait for \
+                 one to finish",
+                None,
+            ));
+        }
+        *on_session += 1;
+        running.total += 1;
+        Ok(FlowPlace {
+            gates: Arc::clone(self),
+            session,
+        })
+    }
+
+    /// How many calls are running, server-wide.
+    fn running_total(&self) -> usize {
+        self.running().total
+    }
+
+    fn running(&self) -> std::sync::MutexGuard<'_, Running> {
+        self.running.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// One running call's place in [`FlowGates`].
+struct FlowPlace {
+    gates: Arc<FlowGates>,
+    session: String,
+}
+
+impl Drop for FlowPlace {
+    fn drop(&mut self) {
+        let mut running = self.gates.running();
+        running.total -= 1;
+        if let Some(count) = running.per_session.get_mut(&self.session) {
+            *count -= 1;
+            if *count == 0 {
+                running.per_session.remove(&self.session);
+            }
+        }
+    }
 }
 
 impl LegacySession for RmcpSession {

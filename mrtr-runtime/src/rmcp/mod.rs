@@ -44,13 +44,21 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+mod cancel_on_drop;
 mod convert;
+mod deadline;
 mod direct;
 mod http_layer;
 mod legacy;
+mod limits;
 mod retired;
 mod serve;
+mod sessions;
 
+pub use limits::{
+    DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_SHUTDOWN_GRACE, HttpLimits,
+};
 /// The `rmcp` crate mrtr is built on, re-exported: its transports, models and handler traits
 /// at exactly the version mrtr uses, without pinning it yourself.
 pub use rmcp as sdk;
@@ -76,6 +84,10 @@ pub struct McpServer {
     server: Server,
     /// How 2025-era sessions are served (`None`: refused at the handshake); see legacy.rs.
     legacy: Option<crate::legacy::LegacyOptions>,
+    /// The 2025-era calls running, shared by every clone.
+    flows: std::sync::Arc<legacy::FlowGates>,
+    /// The limits of `serve_http`'s HTTP front.
+    http_limits: HttpLimits,
 }
 
 impl McpServer {
@@ -85,6 +97,8 @@ impl McpServer {
         Self {
             server,
             legacy: Some(crate::legacy::LegacyOptions::default()),
+            flows: std::sync::Arc::default(),
+            http_limits: HttpLimits::default(),
         }
     }
 

@@ -253,7 +253,7 @@ impl Server {
                 let request = params::round_request(method, params, capabilities, principal)?;
                 Ok(self.reply_json(self.round(request).await?))
             }
-            Method::Complete => self.complete_argument(params).await,
+            Method::Complete => self.complete_argument(params, principal).await,
         }
     }
 }

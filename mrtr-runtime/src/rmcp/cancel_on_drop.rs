@@ -1,0 +1,109 @@
+//! A 2025-era call's event stream that cancels the call when the client goes away. rmcp's
+//! session keeps running a call whose HTTP stream was dropped, holding its machine until the
+//! client timeout; a dropped stream is the client's `notifications/cancelled`, so it is sent
+//! on the client's behalf.
+
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use http::{HeaderMap, Request};
+use http_body::{Body, Frame, SizeHint};
+use http_body_util::Full;
+use http_body_util::combinators::BoxBody;
+use rmcp::model::RequestId;
+use serde::Deserialize;
+
+use super::direct::Rmcp;
+
+/// The methods whose calls run a machine on a 2025-era session.
+const CALLS: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
+
+/// The id of a call in `body`, if it is a request of one of the methods that run a machine.
+pub(super) fn call_id(body: &[u8]) -> Option<RequestId> {
+    #[derive(Deserialize)]
+    struct Call {
+        id: RequestId,
+        method: String,
+    }
+    let call: Call = serde_json::from_slice(body).ok()?;
+    CALLS.contains(&call.method.as_str()).then_some(call.id)
+}
+
+/// `inner`, the event stream of call `id`; dropped before its end, it cancels the call.
+pub(super) struct CancelOnDrop {
+    inner: BoxBody<Bytes, Infallible>,
+    cancel: Option<Cancel>,
+}
+
+/// What it takes to cancel the call: the session's rmcp service and headers, the call's id.
+struct Cancel {
+    rmcp: Rmcp,
+    headers: HeaderMap,
+    id: RequestId,
+}
+
+impl CancelOnDrop {
+    pub(super) fn new(
+        inner: BoxBody<Bytes, Infallible>,
+        rmcp: Rmcp,
+        headers: HeaderMap,
+        id: RequestId,
+    ) -> Self {
+        Self {
+            inner,
+            cancel: Some(Cancel { rmcp, headers, id }),
+        }
+    }
+}
+
+impl Body for CancelOnDrop {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        let this = self.get_mut();
+        let frame = Pin::new(&mut this.inner).poll_frame(cx);
+        if let Poll::Ready(None) = frame {
+            // The call's answer went out whole: nothing to cancel.
+            this.cancel = None;
+        }
+        frame
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let Some(Cancel { rmcp, headers, id }) = self.cancel.take() else {
+            return;
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let notification = serde_json::json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/cancelled",
+            "params": {"requestId": id, "reason": "the client closed the call's stream"},
+        });
+        let mut request = Request::post("/mcp")
+            .body(Full::new(Bytes::from(notification.to_string())))
+            .expect("a valid request");
+        *request.headers_mut() = headers;
+        runtime.spawn(async move {
+            let response = rmcp.handle(request).await;
+            tracing::debug!(target: "mrtr::rmcp", status = %response.status(), "a call whose client went away was cancelled");
+        });
+    }
+}
