@@ -3,7 +3,8 @@
 //! the same `plan` tool; a state is carried from one to the other as a rolling deploy would.
 //!
 //! The `plan` flow asks a city (keeping nothing but the arguments), then the nights (keeping
-//! `city`), then, for long stays, a confirmation inside an `if`.
+//! `city`), then, for long stays, a confirmation inside an `if`. The `route` flow (at the end)
+//! asks with one key in both arms of an `if … else` and in two `match` arms.
 
 use mrtr::testing::{GoldenStates, Harness, Round, answer};
 use mrtr::{Form, Machine, ToolError, elicit};

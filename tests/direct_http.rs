@@ -1,7 +1,8 @@
 //! The direct path of `McpServer::streamable_http` (stateless `tools/call`, `prompts/get` and
 //! `resources/read` rounds) against rmcp's own stateless path, request by request: every request gets the same status, content type and body from both (the sealed
 //! `requestState` aside, which is random per seal, and which each side must accept from the
-//! other), whether the direct path answers it or hands it to rmcp.
+//! other), whether the direct path answers it or hands it to rmcp. At the end, a flow run on
+//! each path: authorization comes before a single-use state is redeemed.
 
 mod support;
 

@@ -1,5 +1,6 @@
 //! `#[mrtr::prompt]` and `#[mrtr::resource]`: multi-round `prompts/get` and `resources/read`
-//! through `Server::handle`, their listings, refused states and round caps.
+//! through `Server::handle`, their listings, refused states and round caps; completions, also
+//! through rmcp's client.
 
 mod support;
 
