@@ -13,12 +13,20 @@ use serde_json::{Map, Value, json};
 
 /// A codec's mode and compression threshold: AEAD, HMAC, and HMAC deflating every payload
 /// that deflate shrinks (the default threshold, 4 KiB, is above every payload generated here).
-fn codec((mode, compress_above): (Mode, Option<usize>)) -> StateCodec {
+fn codec(mode: (Mode, Option<usize>)) -> StateCodec {
+    codec_for_audience(mode, "mrtr")
+}
+
+/// The same codec (same key) bound to another audience.
+fn codec_for_audience((mode, compress_above): (Mode, Option<usize>), audience: &str) -> StateCodec {
     let ring = KeyRing::with_signing_key(
         KeyId::new("p").unwrap(),
         SecretKey::from_bytes(vec![42; 32]).unwrap(),
     );
-    let builder = StateCodec::builder().mode(mode).key_ring(ring);
+    let builder = StateCodec::builder()
+        .mode(mode)
+        .key_ring(ring)
+        .audience(audience);
     let builder = match compress_above {
         Some(threshold) => builder.compress_above(Some(threshold)),
         None => builder,
@@ -151,18 +159,6 @@ fn opens_for(
     sealed_as: &str,
     presented_as: &str,
 ) -> bool {
-    let codec_for = |audience: &str| {
-        let ring = KeyRing::with_signing_key(
-            KeyId::new("p").unwrap(),
-            SecretKey::from_bytes(vec![42; 32]).unwrap(),
-        );
-        let builder = StateCodec::builder().mode(mode.0).key_ring(ring);
-        let builder = match mode.1 {
-            Some(threshold) => builder.compress_above(Some(threshold)),
-            None => builder,
-        };
-        builder.audience(audience).build().unwrap()
-    };
     let fingerprint = Fingerprint::of(b"t");
     let payload = json!({"pc": 1});
     let seal_and_open =
@@ -172,7 +168,7 @@ fn opens_for(
                 .unwrap();
             opener.open::<Value>(&token, &open, fingerprint).is_ok()
         };
-    let plain = codec_for("mrtr");
+    let plain = codec(mode);
     match bound {
         Bound::Principal => seal_and_open(
             &plain,
@@ -196,8 +192,8 @@ fn opens_for(
             Binding::new("tools/call", presented_as, None),
         ),
         Bound::Audience => seal_and_open(
-            &codec_for(sealed_as),
-            &codec_for(presented_as),
+            &codec_for_audience(mode, sealed_as),
+            &codec_for_audience(mode, presented_as),
             Binding::new("tools/call", "t", None),
             Binding::new("tools/call", "t", None),
         ),
