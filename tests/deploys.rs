@@ -3,7 +3,8 @@
 //! the same `plan` tool; a state is carried from one to the other as a rolling deploy would.
 //!
 //! The `plan` flow asks a city (keeping nothing but the arguments), then the nights (keeping
-//! `city`), then, for long stays, a confirmation inside an `if`.
+//! `city`), then, for long stays, a confirmation inside an `if`. The `route` flow (at the end)
+//! asks with one key in both arms of an `if … else` and in two `match` arms.
 
 use mrtr::testing::{GoldenStates, Harness, Round, answer};
 use mrtr::{Form, Machine, ToolError, elicit};
@@ -395,5 +396,208 @@ async fn the_golden_check_names_each_state_refused_and_why() {
     assert!(
         message.contains("city: deploys::retyped::Place"),
         "{message}"
+    );
+}
+
+// ---------------------------------------------------------------- asks in every arm
+
+#[derive(Form)]
+pub struct Pick {
+    pick: String,
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+pub struct RouteArgs {
+    fast: bool,
+    mode: u8,
+}
+
+/// A `route` flow that asks in both arms of an `if … else` and in two `match` arms, with the
+/// same key everywhere: only the construct and the arm tell its resume points apart.
+mod arms_v1 {
+    use super::*;
+
+    #[mrtr::tool]
+    pub async fn route(args: RouteArgs) -> Result<String, ToolError> {
+        let way = if args.fast {
+            let line = ask!(pick = elicit::form::<Pick>("Fast: which line?"))
+                .accepted()?
+                .pick;
+            format!("fast by {line}")
+        } else {
+            let road = ask!(pick = elicit::form::<Pick>("Slow: which road?"))
+                .accepted()?
+                .pick;
+            format!("slow by {road}")
+        };
+        let ride = match args.mode {
+            0 => {
+                let train = ask!(pick = elicit::form::<Pick>("Which train?"))
+                    .accepted()?
+                    .pick;
+                format!("train {train}")
+            }
+            1 => {
+                let bus = ask!(pick = elicit::form::<Pick>("Which bus?"))
+                    .accepted()?
+                    .pick;
+                format!("bus {bus}")
+            }
+            _ => "on foot".to_owned(),
+        };
+        Ok(format!("{way}, then {ride}"))
+    }
+}
+
+/// The `if` arm no longer asks; the `match` arms are reordered and the train arm no longer
+/// asks. States waiting in the `else` arm and in the bus arm resume there; states waiting at
+/// the removed asks are refused.
+mod arms_v2 {
+    use super::*;
+
+    #[mrtr::tool]
+    pub async fn route(args: RouteArgs) -> Result<String, ToolError> {
+        let way = if args.fast {
+            "fast by express".to_owned()
+        } else {
+            let road = ask!(pick = elicit::form::<Pick>("Slow: which road?"))
+                .accepted()?
+                .pick;
+            format!("slow by {road}")
+        };
+        let ride = match args.mode {
+            1 => {
+                let bus = ask!(pick = elicit::form::<Pick>("Which bus?"))
+                    .accepted()?
+                    .pick;
+                format!("bus {bus}")
+            }
+            0 => "train 8:15".to_owned(),
+            _ => "on foot".to_owned(),
+        };
+        Ok(format!("{way}, then {ride}"))
+    }
+}
+
+/// `else if` chains nest: each arm is named by the path of arms that leads to it.
+mod ladder {
+    use super::*;
+
+    #[mrtr::tool]
+    pub async fn step(args: RouteArgs) -> Result<String, ToolError> {
+        let pick = if args.fast {
+            ask!(pick = elicit::form::<Pick>("First?")).accepted()?.pick
+        } else if args.mode == 0 {
+            ask!(pick = elicit::form::<Pick>("Second?"))
+                .accepted()?
+                .pick
+        } else {
+            ask!(other = elicit::form::<Pick>("Third?"))
+                .accepted()?
+                .pick
+        };
+        Ok(pick)
+    }
+}
+
+fn pick(value: &str) -> Value {
+    answer::accept(json!({ "pick": value }))
+}
+
+fn labels(machine: &dyn Machine) -> Vec<&'static str> {
+    machine
+        .resume_points()
+        .iter()
+        .map(|point| point.label)
+        .collect()
+}
+
+fn id_of(machine: &dyn Machine, label: &str) -> Option<u32> {
+    machine
+        .resume_points()
+        .iter()
+        .find(|point| point.label == label)
+        .map(|point| point.id)
+}
+
+#[test]
+fn asks_in_each_arm_are_named_by_their_arm() {
+    assert_eq!(
+        labels(&arms_v1::route),
+        [
+            "ask pick in if",
+            "ask pick in else",
+            "ask pick in match 0",
+            "ask pick in match 1",
+        ]
+    );
+    assert_eq!(
+        labels(&arms_v2::route),
+        ["ask pick in else", "ask pick in match 1"]
+    );
+    assert_eq!(
+        labels(&ladder::step),
+        [
+            "ask pick in if",
+            "ask pick in else > if",
+            "ask other in else > else",
+        ]
+    );
+    // An arm's point keeps its id when another arm loses its ask or moves.
+    for label in ["ask pick in else", "ask pick in match 1"] {
+        let id = id_of(&arms_v1::route, label);
+        assert!(id.is_some(), "{label}");
+        assert_eq!(id, id_of(&arms_v2::route, label), "{label}");
+    }
+    let mut ids: Vec<u32> = arms_v1::route
+        .resume_points()
+        .iter()
+        .map(|point| point.id)
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), 4, "four arms, four ids");
+}
+
+#[tokio::test]
+async fn states_waiting_in_an_arm_resume_in_that_arm_or_are_refused() {
+    let old = Harness::tool(arms_v1::route);
+    let new = Harness::tool(arms_v2::route);
+
+    let in_then = old.call(json!({"fast": true, "mode": 2})).await;
+    assert_eq!(in_then.request("pick").message(), "Fast: which line?");
+    let in_else = old.call(json!({"fast": false, "mode": 2})).await;
+    assert_eq!(in_else.request("pick").message(), "Slow: which road?");
+    let resumed = |state: &Round| {
+        state
+            .retry()
+            .to(&new)
+            .answers([("pick", pick("A7"))])
+            .send()
+    };
+
+    let refused = resumed(&in_then).await;
+    assert!(refused.is_refused_state(), "{}", refused.response());
+    assert_eq!(resumed(&in_else).await.text(), "slow by A7, then on foot");
+
+    let in_train = old
+        .call(json!({"fast": false, "mode": 0}))
+        .await
+        .answer([("pick", pick("B2"))])
+        .await;
+    assert_eq!(in_train.request("pick").message(), "Which train?");
+    let in_bus = old
+        .call(json!({"fast": false, "mode": 1}))
+        .await
+        .answer([("pick", pick("B2"))])
+        .await;
+    assert_eq!(in_bus.request("pick").message(), "Which bus?");
+
+    let refused = resumed(&in_train).await;
+    assert!(refused.is_refused_state(), "{}", refused.response());
+    assert_eq!(
+        resumed(&in_bus).await.text(),
+        "slow by B2, then bus A7",
+        "the bus arm, which moved, takes the bus answer"
     );
 }

@@ -1,11 +1,12 @@
 //! The direct path of `McpServer::streamable_http` (stateless `tools/call`, `prompts/get` and
 //! `resources/read` rounds) against rmcp's own stateless path, request by request: every request gets the same status, content type and body from both (the sealed
 //! `requestState` aside, which is random per seal, and which each side must accept from the
-//! other), whether the direct path answers it or hands it to rmcp.
+//! other), whether the direct path answers it or hands it to rmcp. At the end, a flow run on
+//! each path: authorization comes before a single-use state is redeemed.
 
 mod support;
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use http_body_util::BodyExt;
 use mrtr::rmcp::{McpServer, Principal, RetiredFieldsLayer};
@@ -897,4 +898,101 @@ fn an_annotation_clients_would_reject_fails_the_build_naming_the_argument() {
         message.starts_with("tool \"loose_forecast\": argument `region`"),
         "{message}"
     );
+}
+
+// ---------------------------------------------------------------- authorization before redemption
+
+/// Redeems a voucher: single use, so a state redeemed once is spent.
+#[mrtr::tool(single_use)]
+async fn voucher() -> Result<String, ToolError> {
+    let city = ask!(elicit::form::<City>("Which city is the voucher for?"))
+        .accepted()?
+        .city;
+    Ok(format!("voucher for {city} redeemed"))
+}
+
+/// Serves `voucher`, refusing every principal listed in `suspended` at each round.
+fn voucher_server(suspended: &Arc<Mutex<Vec<String>>>) -> Server {
+    let suspended = Arc::clone(suspended);
+    Server::builder("vouchers", "1.0.0")
+        .key_ring(support::ring(4))
+        .tool(voucher)
+        .authorize(move |access: mrtr::Access<'_>| {
+            let principal = access.principal.unwrap_or_default();
+            if suspended
+                .lock()
+                .unwrap()
+                .iter()
+                .any(|name| name == principal)
+            {
+                return Err(mrtr::Denied(format!("{principal} is suspended")));
+            }
+            Ok(())
+        })
+        .build()
+        .unwrap()
+}
+
+fn json_body(answer: &Answer) -> &Value {
+    answer
+        .body
+        .as_ref()
+        .unwrap_or_else(|text| panic!("not JSON: {text}"))
+}
+
+/// A retry the authorization hook refuses must not spend the state: the hook runs before the
+/// single-use store is asked, on the direct path and through rmcp alike.
+#[tokio::test]
+async fn over_http_a_denied_retry_leaves_a_single_use_state_to_its_principal() {
+    for through_rmcp in [false, true] {
+        let path = if through_rmcp { "rmcp" } else { "direct" };
+        let suspended = Arc::new(Mutex::new(Vec::new()));
+        let server = voucher_server(&suspended);
+        let app = if through_rmcp {
+            rmcp_only(server, config())
+        } else {
+            direct(server, config())
+        };
+        let first = send(&app, &Call::tool("voucher", json!({"arguments": {}}))).await;
+        let asked = json_body(&first);
+        assert_eq!(
+            asked["result"]["resultType"], "input_required",
+            "{path}: {asked}"
+        );
+        let retry = Call::tool(
+            "voucher",
+            json!({
+                "arguments": {},
+                "requestState": first.state(),
+                "inputResponses": answer("city", json!({"city": "Oslo"})),
+            }),
+        );
+
+        suspended.lock().unwrap().push("alice".to_owned());
+        let denied = send(&app, &retry).await;
+        let denied = json_body(&denied);
+        assert_eq!(denied["result"]["isError"], true, "{path}: {denied}");
+        assert_eq!(
+            denied["result"]["content"][0]["text"], "not authorized: alice is suspended",
+            "{path}"
+        );
+        // Another principal cannot present alice's state at all.
+        let as_bob = Call {
+            principal: Some("bob"),
+            ..retry.clone()
+        };
+        let refused = send(&app, &as_bob).await;
+        assert_eq!(json_body(&refused)["error"]["code"], -32602, "{path}");
+
+        suspended.lock().unwrap().clear();
+        let redeemed = send(&app, &retry).await;
+        let redeemed = json_body(&redeemed);
+        assert_eq!(
+            redeemed["result"]["content"][0]["text"], "voucher for Oslo redeemed",
+            "{path}: {redeemed}"
+        );
+        // Redeemed now, so spent: the state was single use all along.
+        let replayed = send(&app, &retry).await;
+        assert_eq!(json_body(&replayed)["error"]["code"], -32602, "{path}");
+    }
 }

@@ -1,5 +1,6 @@
 //! `#[mrtr::prompt]` and `#[mrtr::resource]`: multi-round `prompts/get` and `resources/read`
-//! through `Server::handle`, their listings, refused states and round caps.
+//! through `Server::handle`, their listings, refused states and round caps; completions, also
+//! through rmcp's client.
 
 mod support;
 
@@ -517,4 +518,87 @@ async fn completion_runs_the_authorization_hook_and_sees_the_principal() {
             Some("ada".to_owned())
         )
     );
+
+// ---------------------------------------------------------------- more values than one answer carries
+
+const SUGGESTED: usize = 150;
+
+/// More suggestions than one answer may carry, in a known order.
+async fn too_many(request: CompletionRequest) -> Result<Completion, ToolError> {
+    Ok(Completion::new(
+        (0..SUGGESTED).map(|n| format!("{}{n:03}", request.value)),
+    ))
+}
+
+fn suggesting_too_many() -> Server {
+    Server::builder("suggesting", "1.0.0")
+        .key_ring(support::ring(6))
+        .prompt(review)
+        .completion(too_many)
+        .build()
+        .unwrap()
+}
+
+/// The first `MAX_COMPLETION_VALUES` suggestions, in the completer's order.
+fn the_first_hundred(prefix: &str) -> Vec<String> {
+    (0..mrtr::MAX_COMPLETION_VALUES)
+        .map(|n| format!("{prefix}{n:03}"))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_completion_of_150_values_comes_back_cut_to_100_with_has_more_and_total() {
+    let params = json!({
+        "ref": {"type": "ref/prompt", "name": "review"},
+        "argument": {"name": "language", "value": "lang-"},
+    });
+    let response = send(&suggesting_too_many(), "completion/complete", params).await;
+    let completion = &response["result"]["completion"];
+    assert_eq!(completion["values"], json!(the_first_hundred("lang-")));
+    assert_eq!(completion["hasMore"], true, "{completion}");
+    assert_eq!(completion["total"], SUGGESTED, "{completion}");
+}
+
+/// The same through rmcp's own client and mrtr's rmcp host, in both generations.
+#[tokio::test]
+async fn through_rmcp_a_completion_of_150_values_comes_back_cut_to_100() {
+    use rmcp::ServiceExt;
+    use rmcp::model::ProtocolVersion;
+    use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
+
+    for discover in [true, false] {
+        let (client_io, server_io) = tokio::io::duplex(64 * 1024);
+        let host = mrtr::rmcp::McpServer::new(suggesting_too_many());
+        tokio::spawn(async move {
+            let running = host.serve(server_io).await.unwrap();
+            let _ = running.waiting().await;
+        });
+        let client = if discover {
+            let lifecycle = ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            };
+            ().serve_with_lifecycle(client_io, lifecycle).await.unwrap()
+        } else {
+            ().serve(client_io).await.unwrap()
+        };
+        let completion = tokio::time::timeout(
+            std::time::Duration::from_secs(60),
+            client.complete_prompt_argument("review", "language", "rs-", None),
+        )
+        .await
+        .expect("the server answered within 60 s")
+        .unwrap();
+        assert_eq!(
+            completion.values,
+            the_first_hundred("rs-"),
+            "discover: {discover}"
+        );
+        assert_eq!(completion.has_more, Some(true), "discover: {discover}");
+        assert_eq!(
+            completion.total,
+            Some(SUGGESTED as u32),
+            "discover: {discover}"
+        );
+        client.cancel().await.unwrap();
+    }
 }

@@ -1,6 +1,7 @@
 //! Property tests of the token, in AEAD, HMAC and deflating HMAC: any mutation, truncation or
-//! splice of a token is refused, open∘seal is the identity for any payload, and the argument
-//! digest is stable under member reordering and changes with any value change.
+//! splice of a token is refused, open∘seal is the identity for any payload, the argument
+//! digest is stable under member reordering and changes with any value change, and a token
+//! opens only for the very principal, arguments, target and audience it was sealed for.
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -12,12 +13,20 @@ use serde_json::{Map, Value, json};
 
 /// A codec's mode and compression threshold: AEAD, HMAC, and HMAC deflating every payload
 /// that deflate shrinks (the default threshold, 4 KiB, is above every payload generated here).
-fn codec((mode, compress_above): (Mode, Option<usize>)) -> StateCodec {
+fn codec(mode: (Mode, Option<usize>)) -> StateCodec {
+    codec_for_audience(mode, "mrtr")
+}
+
+/// The same codec (same key) bound to another audience.
+fn codec_for_audience((mode, compress_above): (Mode, Option<usize>), audience: &str) -> StateCodec {
     let ring = KeyRing::with_signing_key(
         KeyId::new("p").unwrap(),
         SecretKey::from_bytes(vec![42; 32]).unwrap(),
     );
-    let builder = StateCodec::builder().mode(mode).key_ring(ring);
+    let builder = StateCodec::builder()
+        .mode(mode)
+        .key_ring(ring)
+        .audience(audience);
     let builder = match compress_above {
         Some(threshold) => builder.compress_above(Some(threshold)),
         None => builder,
@@ -121,5 +130,149 @@ proptest! {
         other[key] = changed;
         prop_assert_ne!(ArgumentsDigest::of(Some(&forward)), ArgumentsDigest::of(Some(&other)));
         prop_assert_ne!(ArgumentsDigest::of(Some(&forward)), ArgumentsDigest::of(Some(&json!({"other": forward.clone()}))));
+    }
+}
+
+// ---------------------------------------------------------------- bindings (issue 30)
+
+/// One of the values a token is bound to, which a request presents again on every retry.
+#[derive(Clone, Copy, Debug)]
+enum Bound {
+    Principal,
+    Arguments,
+    Target,
+    Audience,
+}
+
+const EVERY_BINDING: [Bound; 4] = [
+    Bound::Principal,
+    Bound::Arguments,
+    Bound::Target,
+    Bound::Audience,
+];
+
+/// A token sealed with `sealed_as` as the bound value, opened with `presented_as` in its place
+/// (every other binding equal): whether the codec accepts it.
+fn opens_for(
+    mode: (Mode, Option<usize>),
+    bound: Bound,
+    sealed_as: &str,
+    presented_as: &str,
+) -> bool {
+    let fingerprint = Fingerprint::of(b"t");
+    let payload = json!({"pc": 1});
+    let seal_and_open =
+        |sealer: &StateCodec, opener: &StateCodec, seal: Binding<'_>, open: Binding<'_>| {
+            let token = sealer
+                .seal(&sealer.start_flow(fingerprint), &seal, &payload)
+                .unwrap();
+            opener.open::<Value>(&token, &open, fingerprint).is_ok()
+        };
+    let plain = codec(mode);
+    match bound {
+        Bound::Principal => seal_and_open(
+            &plain,
+            &plain,
+            Binding::new("tools/call", "t", None).principal(Some(sealed_as)),
+            Binding::new("tools/call", "t", None).principal(Some(presented_as)),
+        ),
+        Bound::Arguments => {
+            let (sealed, presented) = (json!({"who": sealed_as}), json!({"who": presented_as}));
+            seal_and_open(
+                &plain,
+                &plain,
+                Binding::new("tools/call", "t", Some(&sealed)),
+                Binding::new("tools/call", "t", Some(&presented)),
+            )
+        }
+        Bound::Target => seal_and_open(
+            &plain,
+            &plain,
+            Binding::new("tools/call", sealed_as, None),
+            Binding::new("tools/call", presented_as, None),
+        ),
+        Bound::Audience => seal_and_open(
+            &codec_for_audience(mode, sealed_as),
+            &codec_for_audience(mode, presented_as),
+            Binding::new("tools/call", "t", None),
+            Binding::new("tools/call", "t", None),
+        ),
+    }
+}
+
+/// A printable ASCII value with at least one letter, so it has another case.
+fn value() -> impl Strategy<Value = String> {
+    "[ -~]{0,7}[a-zA-Z][ -~]{0,16}"
+}
+
+/// Every ASCII letter in the other case.
+fn other_case(value: &str) -> String {
+    value
+        .chars()
+        .map(|c| match c {
+            'a'..='z' => c.to_ascii_uppercase(),
+            'A'..='Z' => c.to_ascii_lowercase(),
+            c => c,
+        })
+        .collect()
+}
+
+/// `value` with the byte at `at` replaced by another printable one, `shift` places on.
+fn one_byte_changed(value: &str, at: prop::sample::Index, shift: u8) -> String {
+    let mut bytes = value.as_bytes().to_vec();
+    let at = at.index(bytes.len());
+    bytes[at] = b' ' + (bytes[at] - b' ' + shift) % 95;
+    String::from_utf8(bytes).unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// The near misses a lax comparison would let through: another value of the same length,
+    /// the same value in another case, and the same value with one byte changed.
+    #[test]
+    fn a_token_is_refused_for_any_near_miss_of_a_bound_value(
+        mode in mode(),
+        value in value(),
+        filler in "[ -~]{24}",
+        at in any::<prop::sample::Index>(),
+        shift in 1u8..95,
+    ) {
+        let same_length = &filler[..value.len()];
+        let misses = [same_length.to_owned(), other_case(&value), one_byte_changed(&value, at, shift)];
+        for bound in EVERY_BINDING {
+            prop_assert!(opens_for(mode, bound, &value, &value), "the value it was sealed for opens it");
+            for miss in misses.iter().filter(|miss| **miss != value) {
+                prop_assert_eq!(miss.len(), value.len());
+                prop_assert!(!opens_for(mode, bound, &value, miss), "{:?} sealed for {:?} opened for {:?}", bound, value, miss);
+            }
+        }
+    }
+
+    #[test]
+    fn a_token_is_refused_for_any_other_value_of_a_binding(
+        mode in mode(),
+        sealed_as in ".{0,16}",
+        presented_as in ".{0,16}",
+    ) {
+        prop_assume!(sealed_as != presented_as);
+        for bound in EVERY_BINDING {
+            prop_assert!(!opens_for(mode, bound, &sealed_as, &presented_as), "{:?} sealed for {:?} opened for {:?}", bound, sealed_as, presented_as);
+        }
+    }
+
+    #[test]
+    fn a_token_sealed_without_a_principal_is_refused_with_one_and_the_reverse(
+        mode in mode(),
+        principal in ".{0,16}",
+    ) {
+        let codec = codec(mode);
+        let fingerprint = Fingerprint::of(b"t");
+        let anonymous = Binding::new("tools/call", "t", None);
+        let named = anonymous.principal(Some(&principal));
+        for (seal, open) in [(anonymous, named), (named, anonymous)] {
+            let token = codec.seal(&codec.start_flow(fingerprint), &seal, &json!(1)).unwrap();
+            prop_assert!(codec.open::<Value>(&token, &open, fingerprint).is_err());
+        }
     }
 }

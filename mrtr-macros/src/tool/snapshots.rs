@@ -68,3 +68,28 @@ fn batch_in_a_for_loop() {
         expect_file!["../../tests/expand/batch_in_a_for_loop.rs"],
     );
 }
+
+#[test]
+fn asks_in_every_arm() {
+    check(
+        quote!(),
+        quote! {
+            async fn route(args: RouteArgs) -> Result<String, ToolError> {
+                let way = if args.fast {
+                    let line = ask!(pick = elicit::form::<Pick>("Fast: which line?")).accepted()?.pick;
+                    format!("fast by {line}")
+                } else {
+                    let road = ask!(pick = elicit::form::<Pick>("Slow: which road?")).accepted()?.pick;
+                    format!("slow by {road}")
+                };
+                let ride = match args.mode {
+                    Mode::Train => ask!(pick = elicit::form::<Pick>("Which train?")).accepted()?.pick,
+                    Mode::Bus(number) if number > 0 => ask!(pick = elicit::form::<Pick>("Which bus?")).accepted()?.pick,
+                    _ => "on foot".to_owned(),
+                };
+                Ok(format!("{way}, then {ride}"))
+            }
+        },
+        expect_file!["../../tests/expand/asks_in_every_arm.rs"],
+    );
+}
