@@ -518,6 +518,7 @@ async fn completion_runs_the_authorization_hook_and_sees_the_principal() {
             Some("ada".to_owned())
         )
     );
+}
 
 // ---------------------------------------------------------------- more values than one answer carries
 
