@@ -106,12 +106,28 @@ fn config() -> StreamableHttpServerConfig {
 }
 
 /// What `streamable_http` was before the direct path: rmcp's service, filtered.
+/// rmcp's own service, with the `Origin` policy `streamable_http` applies by default (pages
+/// of this machine only), so that both paths are held to the same rules.
 fn rmcp_only(server: Server, config: StreamableHttpServerConfig) -> axum::Router {
     let handler = McpServer::new(server);
+    let config = if config.allowed_origins.is_empty() {
+        config.with_allowed_origins([
+            "http://localhost:*",
+            "https://localhost:*",
+            "http://127.0.0.1:*",
+            "https://127.0.0.1:*",
+            "http://[::1]:*",
+            "https://[::1]:*",
+        ])
+    } else {
+        config
+    };
     let service = StreamableHttpService::new(
         move || Ok(handler.clone()),
         Arc::new(LocalSessionManager::default()),
-        config.with_legacy_session_mode(true),
+        config
+            .enforce_origin_validation()
+            .with_legacy_session_mode(true),
     );
     let service = tower::Layer::layer(&RetiredFieldsLayer, service);
     axum::Router::new().nest_service("/mcp", service)
