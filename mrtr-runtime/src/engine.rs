@@ -433,6 +433,9 @@ fn check_capabilities<'a>(
     ))
 }
 
+/// What the client learns when its state cannot be sealed (too large, no signing key).
+const SEAL_FAILED: &str = "the server could not seal the requestState; the server log says why";
+
 /// Seals `state` and returns the questions to send: `reasks`, or else the pending questions
 /// as they stand.
 fn suspend(
@@ -451,7 +454,8 @@ fn suspend(
         .seal_state(flow, binding, state.encode(&env.forms))
         .map_err(|error| {
             tracing::error!(target: "mrtr::state", %error, "could not seal requestState");
-            RpcError::internal(error.to_string())
+            // The reason names the configured caps and exact sizes: the log's, not the client's.
+            RpcError::internal(SEAL_FAILED)
         })?;
     let requests = reasks.unwrap_or_else(|| {
         state

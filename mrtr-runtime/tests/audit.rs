@@ -520,3 +520,38 @@ async fn the_default_round_cap_is_ten_input_required_rounds() {
     })
     .await;
 }
+
+// ---------------------------------------------------------------- issue 27: what clients learn
+
+#[tokio::test]
+async fn a_state_over_the_size_cap_is_an_error_that_names_no_limit_or_size() {
+    within(async {
+        // An odd cap, so that its digits cannot appear in the message by chance.
+        const CAP: usize = 173;
+        let ring = KeyRing::with_signing_key(KeyId::new("audit").unwrap(), SecretKey::random());
+        let codec = StateCodec::builder()
+            .key_ring(ring)
+            .audience("audit")
+            .max_token_len(CAP)
+            .build()
+            .unwrap();
+        let (client, _) = client_with(|builder| builder.codec(codec));
+        let response = client.call("greet", json!({}), None, None).await;
+        assert_eq!(error_code(&response), -32603, "{response}");
+        // What the client reads: the message and any data (the code is -32603, digits).
+        let error = format!(
+            "{} {}",
+            response["error"]["message"], response["error"]["data"]
+        );
+        assert!(
+            !error.contains(&CAP.to_string()),
+            "the cap reaches the client: {error}"
+        );
+        assert!(
+            !error.chars().any(|c| c.is_ascii_digit()),
+            "a size reaches the client: {error}"
+        );
+        assert!(error.contains("server log"), "says where to look: {error}");
+    })
+    .await;
+}
