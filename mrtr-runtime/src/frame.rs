@@ -258,7 +258,12 @@ mod tests {
         let distinct = slots(names());
         let frame = Frame::decode(&mut Reader(&distinct)).expect("distinct names decode");
         assert_eq!(frame.get("s99999"), Some(&[][..]));
-        let repeated = slots(names().chain(["s0".to_owned()]).collect::<Vec<_>>().into_iter());
+        let repeated = slots(
+            names()
+                .chain(["s0".to_owned()])
+                .collect::<Vec<_>>()
+                .into_iter(),
+        );
         assert!(Frame::decode(&mut Reader(&repeated)).is_none());
     }
 }
