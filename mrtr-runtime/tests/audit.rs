@@ -13,8 +13,8 @@ use mrtr_runtime::token::{
 };
 use mrtr_runtime::{
     Access, Answer, BoxFuture, CallToolResult, DEFAULT_MAX_ROUNDS, Denied, Form, Machine, Outcome,
-    Prompt, PromptDescriptor, ReplayStore, Server, ServerBuilder, Step, StepError, Suspension,
-    Tool, ToolDescriptor, ToolOutput, elicit, recheck,
+    Prompt, PromptDescriptor, Redemption, ReplayStore, Server, ServerBuilder, Step, StepError,
+    Suspension, Tool, ToolDescriptor, ToolOutput, elicit, recheck,
 };
 use serde_json::{Map, Value, json};
 use support::{Client, accept, error_code, keys, result, state, text, within};
@@ -554,4 +554,82 @@ async fn a_state_over_the_size_cap_is_an_error_that_names_no_limit_or_size() {
         assert!(error.contains("server log"), "says where to look: {error}");
     })
     .await;
+}
+
+/// A store that records what the server tells it of each redemption.
+#[derive(Clone, Default)]
+struct Recording(Arc<std::sync::Mutex<Vec<(Option<String>, u64)>>>);
+
+impl ReplayStore for Recording {
+    fn consume(&self, _: TokenId, _: u64, _: u64) -> BoxFuture<'_, Result<bool, String>> {
+        unreachable!("the server calls redeem")
+    }
+
+    fn redeem<'a>(&'a self, redemption: Redemption<'a>) -> BoxFuture<'a, Result<bool, String>> {
+        let seen = (
+            redemption.principal.map(str::to_owned),
+            redemption.clock_skew,
+        );
+        self.0.lock().unwrap().push(seen);
+        Box::pin(async { Ok(true) })
+    }
+}
+
+#[tokio::test]
+async fn a_store_learns_the_principal_and_the_codec_clock_skew() {
+    within(async {
+        let store = Recording::default();
+        let ring = KeyRing::with_signing_key(KeyId::new("audit").unwrap(), SecretKey::random());
+        let codec = StateCodec::builder()
+            .key_ring(ring)
+            .audience("audit")
+            .clock_skew(Duration::from_secs(45))
+            .build()
+            .unwrap();
+        let (mut client, _) = client_with(|builder| {
+            builder
+                .codec(codec)
+                .single_use(true)
+                .replay_store(store.clone())
+        });
+        client.principal = Some("ana".into());
+        let round1 = client.call("greet", json!({}), None, None).await;
+        let answer = json!({"name": accept(json!({"name": "Ann"}))});
+        let round2 = client
+            .call("greet", json!({}), Some(answer), Some(&state(&round1)))
+            .await;
+        assert_eq!(text(&round2), "hello Ann");
+        assert_eq!(*store.0.lock().unwrap(), [(Some("ana".to_owned()), 45)]);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn one_principal_cannot_fill_a_memory_store_for_the_others() {
+    within(async {
+        // A store of 20 ids: 2 per principal.
+        let (mut client, _) = client_with(|builder| {
+            builder
+                .single_use(true)
+                .replay_store(mrtr_runtime::MemoryStore::with_capacity(20))
+        });
+        client.principal = Some("mallory".into());
+        for _ in 0..2 {
+            assert_eq!(text(&redeem_greet(&client).await), "hello Ann");
+        }
+        let refused = redeem_greet(&client).await;
+        assert_eq!(error_code(&refused), -32603, "{refused}");
+        client.principal = Some("ana".into());
+        assert_eq!(text(&redeem_greet(&client).await), "hello Ann");
+    })
+    .await;
+}
+
+/// Runs `greet` to its end: its first round, then the retry that redeems the state.
+async fn redeem_greet(client: &Client) -> Value {
+    let round1 = client.call("greet", json!({}), None, None).await;
+    let answer = json!({"name": accept(json!({"name": "Ann"}))});
+    client
+        .call("greet", json!({}), Some(answer), Some(&state(&round1)))
+        .await
 }
