@@ -100,13 +100,12 @@ fn percent_decoded(value: &str) -> Vec<u8> {
     let mut out = Vec::with_capacity(bytes.len());
     let mut index = 0;
     while index < bytes.len() {
-        if bytes[index] == b'%' {
-            if let (Some(high), Some(low)) = (hex(bytes.get(index + 1)), hex(bytes.get(index + 2)))
-            {
-                out.push((high * 16 + low) as u8);
-                index += 3;
-                continue;
-            }
+        if bytes[index] == b'%'
+            && let (Some(high), Some(low)) = (hex(bytes.get(index + 1)), hex(bytes.get(index + 2)))
+        {
+            out.push((high * 16 + low) as u8);
+            index += 3;
+            continue;
         }
         out.push(bytes[index]);
         index += 1;

@@ -556,9 +556,12 @@ async fn a_state_over_the_size_cap_is_an_error_that_names_no_limit_or_size() {
     .await;
 }
 
+/// What a store was told of one redemption: the principal and the clock-skew allowance.
+type Told = (Option<String>, u64);
+
 /// A store that records what the server tells it of each redemption.
 #[derive(Clone, Default)]
-struct Recording(Arc<std::sync::Mutex<Vec<(Option<String>, u64)>>>);
+struct Recording(Arc<std::sync::Mutex<Vec<Told>>>);
 
 impl ReplayStore for Recording {
     fn consume(&self, _: TokenId, _: u64, _: u64) -> BoxFuture<'_, Result<bool, String>> {
