@@ -106,7 +106,10 @@ pub use mrtr_macros::prompt;
 /// `resources/read` may ask, with the same rules as [`macro@tool`].
 ///
 /// `#[mrtr::resource(uri = "notes://{owner}/{id}")]`: the argument parameter, if any, is a
-/// struct with one `String` field per template variable. A template is listed by
+/// struct with one `String` field per template variable, as sent (still percent-encoded). A
+/// value that is `.` or `..` (also encoded, `%2E%2E`), or holds `\`, `%2F` or `%5C` (either
+/// case), does not match, so a read that builds a path from it cannot leave its directory
+/// (see [`UriTemplate::matches`](crate::UriTemplate::matches)). A template is listed by
 /// `resources/templates/list`; a URI without variables (`uri = "notes://readme"`) names one
 /// resource, listed by `resources/list`. The function returns `Result<T, E>`
 /// with `T` a [`ResourceOutput`]. Options: `uri` (required), `name`, `description`,

@@ -2,6 +2,7 @@
 //! `requestState` token and says whether it would be accepted, and why not.
 
 mod civil;
+mod escape;
 mod inspect;
 mod keygen;
 
@@ -10,15 +11,22 @@ use std::process::ExitCode;
 const USAGE: &str = "\
 usage:
   mrtr keygen [--id ID]      print a fresh MRTR_STATE_KEYS entry (id:base64key)
-  mrtr inspect TOKEN [--keys KEYS] [--tool NAME --audience AUDIENCE
+  mrtr inspect TOKEN [--keys-file PATH] [--tool NAME --audience AUDIENCE
                [--arguments JSON] [--principal P] [--version N]] [--json]
-                             read a requestState token; with --tool, run the server's
-                             checks for that tools/call and name the one that refuses it
-                             (KEYS defaults to $MRTR_STATE_KEYS; an AEAD token needs them)
+                             read a requestState token; with --tool and the keys, run
+                             the server's checks for that tools/call and name the one
+                             that refuses it. Until then what it shows is unauthenticated
+                             (the tag covers the request). The keys come from PATH
+                             (MRTR_STATE_KEYS's format, entries on lines or comma-separated)
+                             or $MRTR_STATE_KEYS; an AEAD token needs them to be read.
+                             (--keys KEYS still works, with a warning: a command line is
+                             seen by others)
   mrtr help                  this text
 
-exit codes of inspect: 0 valid, 1 refused (the check is named), 2 unreadable
-(not a token of this mrtr version), 64 a command line that cannot be run
+exit codes of inspect: 0 valid (checked against the keys and the request), 1 refused
+(the check is named), 2 unreadable (not a token of this mrtr version), 3 not verified
+(no keys or no request given: nothing it says is authenticated), 64 a command line
+that cannot be run
 ";
 
 fn main() -> ExitCode {
@@ -37,7 +45,9 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(message) => {
-            eprintln!("mrtr: {message}");
+            // The message may quote the command line, and with it a hostile token.
+            let lines: Vec<String> = message.lines().map(escape::escaped).collect();
+            eprintln!("mrtr: {}", lines.join("\n"));
             ExitCode::from(USAGE_ERROR)
         }
     }

@@ -14,7 +14,7 @@ use crate::known_forms::KnownForms;
 use crate::machine::{Answers, Machine, Outcome, Step, StepError};
 use crate::protocol::RpcError;
 use crate::saved::{self, PendingQuestion, SavedState};
-use crate::single_use::ReplayStore;
+use crate::single_use::{Redemption, ReplayStore};
 use crate::token::{Binding, Claims, Flow, InvalidState, StateCodec};
 
 /// What every round needs from the server.
@@ -191,7 +191,7 @@ async fn round(
     if input.single_use
         && let Some(claims) = &claims
     {
-        consume(env, claims).await?;
+        consume(env, claims, input.principal).await?;
     }
 
     let cx = Context::new(
@@ -348,19 +348,22 @@ impl std::fmt::Display for Place {
 }
 
 /// Redeems a single-use state: refused like any invalid state if it was redeemed before.
-async fn consume(env: &Environment, claims: &Claims) -> Result<(), RpcError> {
-    let first = env
-        .replays
-        .consume(
-            claims.token_id(),
-            env.codec.accepted_until(claims),
-            env.codec.now(),
-        )
-        .await
-        .map_err(|error| {
-            tracing::error!(target: "mrtr::state", %error, "the single-use store failed");
-            RpcError::internal("the single-use store is unavailable")
-        })?;
+async fn consume(
+    env: &Environment,
+    claims: &Claims,
+    principal: Option<&str>,
+) -> Result<(), RpcError> {
+    let redemption = Redemption::new(
+        claims.token_id(),
+        env.codec.accepted_until(claims),
+        env.codec.now(),
+    )
+    .principal(principal)
+    .clock_skew(env.codec.clock_skew());
+    let first = env.replays.redeem(redemption).await.map_err(|error| {
+        tracing::error!(target: "mrtr::state", %error, "the single-use store failed");
+        RpcError::internal("the single-use store is unavailable")
+    })?;
     if first {
         return Ok(());
     }
@@ -433,6 +436,9 @@ fn check_capabilities<'a>(
     ))
 }
 
+/// What the client learns when its state cannot be sealed (too large, no signing key).
+const SEAL_FAILED: &str = "the server could not seal the requestState; the server log says why";
+
 /// Seals `state` and returns the questions to send: `reasks`, or else the pending questions
 /// as they stand.
 fn suspend(
@@ -451,7 +457,8 @@ fn suspend(
         .seal_state(flow, binding, state.encode(&env.forms))
         .map_err(|error| {
             tracing::error!(target: "mrtr::state", %error, "could not seal requestState");
-            RpcError::internal(error.to_string())
+            // The reason names the configured caps and exact sizes: the log's, not the client's.
+            RpcError::internal(SEAL_FAILED)
         })?;
     let requests = reasks.unwrap_or_else(|| {
         state

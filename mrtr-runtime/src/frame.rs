@@ -115,10 +115,10 @@ impl Frame {
                 let mut slots = Vec::with_capacity(count.min(64) as usize);
                 for _ in 0..count {
                     let name = input.str()?.to_owned();
-                    if slots.iter().any(|(slot, _)| *slot == name) {
-                        return None;
-                    }
                     slots.push((name, input.bytes()?.to_vec()));
+                }
+                if has_duplicate(slots.iter().map(|(name, _)| name.as_str())) {
+                    return None;
                 }
                 Repr::Slots(slots)
             }
@@ -149,6 +149,14 @@ impl Frame {
     }
 }
 
+/// Whether `names` holds some name twice, in O(n log n): a token's slot count is the
+/// sender's choice, and comparing every pair made a 123 KB token cost seconds to read.
+pub(crate) fn has_duplicate<K: Ord>(names: impl IntoIterator<Item = K>) -> bool {
+    let mut names: Vec<K> = names.into_iter().collect();
+    names.sort_unstable();
+    names.windows(2).any(|pair| pair[0] == pair[1])
+}
+
 impl From<Value> for Frame {
     fn from(value: Value) -> Self {
         match value {
@@ -167,5 +175,95 @@ impl std::ops::Index<&str> for Frame {
             Repr::Json(value) => value.get(key).unwrap_or(&NULL),
             Repr::Slots(_) => &NULL,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+    use std::cmp::Ordering;
+
+    use super::*;
+    use crate::saved::Reader;
+
+    /// A name that counts the comparisons made with it, and panics past a budget so that a
+    /// check which compares every pair fails at once instead of running for minutes.
+    struct Counted<'a> {
+        name: u32,
+        comparisons: &'a Cell<u64>,
+        budget: u64,
+    }
+
+    impl Ord for Counted<'_> {
+        fn cmp(&self, other: &Self) -> Ordering {
+            let made = self.comparisons.get() + 1;
+            assert!(
+                made <= self.budget,
+                "over {} comparisons: the duplicate check compares every pair",
+                self.budget
+            );
+            self.comparisons.set(made);
+            self.name.cmp(&other.name)
+        }
+    }
+
+    impl PartialOrd for Counted<'_> {
+        fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+            Some(self.cmp(other))
+        }
+    }
+
+    impl PartialEq for Counted<'_> {
+        fn eq(&self, other: &Self) -> bool {
+            self.cmp(other) == Ordering::Equal
+        }
+    }
+
+    impl Eq for Counted<'_> {}
+
+    #[test]
+    fn the_duplicate_check_makes_n_log_n_comparisons() {
+        let n: u32 = 100_000;
+        // n log2 n is about 1.7 M for 100 k names; comparing every pair would be 5 G.
+        let budget = 2 * u64::from(n) * u64::from(n.ilog2() + 1);
+        let comparisons = Cell::new(0);
+        let names = |duplicate: Option<u32>| {
+            let comparisons = &comparisons;
+            // Scrambled (an odd multiplier is a bijection of u32), so no sort sees a run.
+            (0..n).chain(duplicate).map(move |index| Counted {
+                name: index.wrapping_mul(0x9e37_79b9),
+                comparisons,
+                budget,
+            })
+        };
+        assert!(!has_duplicate(names(None)));
+        comparisons.set(0);
+        assert!(has_duplicate(names(Some(0))), "the first name, again last");
+    }
+
+    /// The kept-values layout of `names`, each slot holding an empty value.
+    fn slots(names: impl ExactSizeIterator<Item = String>) -> Vec<u8> {
+        let mut out = vec![0];
+        crate::token::put_varint(&mut out, names.len() as u64);
+        for name in names {
+            put_bytes(&mut out, name.as_bytes());
+            put_bytes(&mut out, &[]);
+        }
+        out
+    }
+
+    #[test]
+    fn a_frame_of_many_slots_decodes_and_a_repeated_name_is_refused() {
+        let names = || (0..100_000).map(|index| format!("s{index}"));
+        let distinct = slots(names());
+        let frame = Frame::decode(&mut Reader(&distinct)).expect("distinct names decode");
+        assert_eq!(frame.get("s99999"), Some(&[][..]));
+        let repeated = slots(
+            names()
+                .chain(["s0".to_owned()])
+                .collect::<Vec<_>>()
+                .into_iter(),
+        );
+        assert!(Frame::decode(&mut Reader(&repeated)).is_none());
     }
 }

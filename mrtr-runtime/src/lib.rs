@@ -62,7 +62,7 @@ pub use results::{
 pub use server::{BuildError, DEFAULT_MAX_ROUNDS, Server, ServerBuilder, ServerInfo};
 #[cfg(feature = "redis")]
 pub use single_use::RedisStore;
-pub use single_use::{MemoryStore, ReplayStore};
+pub use single_use::{MemoryStore, Redemption, ReplayStore};
 pub use uri_template::UriTemplate;
 
 /// The `ask!` points of a `#[mrtr::tool]` body are rewritten by the attribute; an `ask!` that

@@ -13,8 +13,8 @@ use mrtr_runtime::token::{
 };
 use mrtr_runtime::{
     Access, Answer, BoxFuture, CallToolResult, DEFAULT_MAX_ROUNDS, Denied, Form, Machine, Outcome,
-    Prompt, PromptDescriptor, ReplayStore, Server, ServerBuilder, Step, StepError, Suspension,
-    Tool, ToolDescriptor, ToolOutput, elicit, recheck,
+    Prompt, PromptDescriptor, Redemption, ReplayStore, Server, ServerBuilder, Step, StepError,
+    Suspension, Tool, ToolDescriptor, ToolOutput, elicit, recheck,
 };
 use serde_json::{Map, Value, json};
 use support::{Client, accept, error_code, keys, result, state, text, within};
@@ -519,4 +519,120 @@ async fn the_default_round_cap_is_ten_input_required_rounds() {
         );
     })
     .await;
+}
+
+// ---------------------------------------------------------------- issue 27: what clients learn
+
+#[tokio::test]
+async fn a_state_over_the_size_cap_is_an_error_that_names_no_limit_or_size() {
+    within(async {
+        // An odd cap, so that its digits cannot appear in the message by chance.
+        const CAP: usize = 173;
+        let ring = KeyRing::with_signing_key(KeyId::new("audit").unwrap(), SecretKey::random());
+        let codec = StateCodec::builder()
+            .key_ring(ring)
+            .audience("audit")
+            .max_token_len(CAP)
+            .build()
+            .unwrap();
+        let (client, _) = client_with(|builder| builder.codec(codec));
+        let response = client.call("greet", json!({}), None, None).await;
+        assert_eq!(error_code(&response), -32603, "{response}");
+        // What the client reads: the message and any data (the code is -32603, digits).
+        let error = format!(
+            "{} {}",
+            response["error"]["message"], response["error"]["data"]
+        );
+        assert!(
+            !error.contains(&CAP.to_string()),
+            "the cap reaches the client: {error}"
+        );
+        assert!(
+            !error.chars().any(|c| c.is_ascii_digit()),
+            "a size reaches the client: {error}"
+        );
+        assert!(error.contains("server log"), "says where to look: {error}");
+    })
+    .await;
+}
+
+/// What a store was told of one redemption: the principal and the clock-skew allowance.
+type Told = (Option<String>, u64);
+
+/// A store that records what the server tells it of each redemption.
+#[derive(Clone, Default)]
+struct Recording(Arc<std::sync::Mutex<Vec<Told>>>);
+
+impl ReplayStore for Recording {
+    fn consume(&self, _: TokenId, _: u64, _: u64) -> BoxFuture<'_, Result<bool, String>> {
+        unreachable!("the server calls redeem")
+    }
+
+    fn redeem<'a>(&'a self, redemption: Redemption<'a>) -> BoxFuture<'a, Result<bool, String>> {
+        let seen = (
+            redemption.principal.map(str::to_owned),
+            redemption.clock_skew,
+        );
+        self.0.lock().unwrap().push(seen);
+        Box::pin(async { Ok(true) })
+    }
+}
+
+#[tokio::test]
+async fn a_store_learns_the_principal_and_the_codec_clock_skew() {
+    within(async {
+        let store = Recording::default();
+        let ring = KeyRing::with_signing_key(KeyId::new("audit").unwrap(), SecretKey::random());
+        let codec = StateCodec::builder()
+            .key_ring(ring)
+            .audience("audit")
+            .clock_skew(Duration::from_secs(45))
+            .build()
+            .unwrap();
+        let (mut client, _) = client_with(|builder| {
+            builder
+                .codec(codec)
+                .single_use(true)
+                .replay_store(store.clone())
+        });
+        client.principal = Some("ana".into());
+        let round1 = client.call("greet", json!({}), None, None).await;
+        let answer = json!({"name": accept(json!({"name": "Ann"}))});
+        let round2 = client
+            .call("greet", json!({}), Some(answer), Some(&state(&round1)))
+            .await;
+        assert_eq!(text(&round2), "hello Ann");
+        assert_eq!(*store.0.lock().unwrap(), [(Some("ana".to_owned()), 45)]);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn one_principal_cannot_fill_a_memory_store_for_the_others() {
+    within(async {
+        // A store of 20 ids: 2 per principal.
+        let (mut client, _) = client_with(|builder| {
+            builder
+                .single_use(true)
+                .replay_store(mrtr_runtime::MemoryStore::with_capacity(20))
+        });
+        client.principal = Some("mallory".into());
+        for _ in 0..2 {
+            assert_eq!(text(&redeem_greet(&client).await), "hello Ann");
+        }
+        let refused = redeem_greet(&client).await;
+        assert_eq!(error_code(&refused), -32603, "{refused}");
+        client.principal = Some("ana".into());
+        assert_eq!(text(&redeem_greet(&client).await), "hello Ann");
+    })
+    .await;
+}
+
+/// Runs `greet` to its end: its first round, then the retry that redeems the state.
+async fn redeem_greet(client: &Client) -> Value {
+    let round1 = client.call("greet", json!({}), None, None).await;
+    let answer = json!({"name": accept(json!({"name": "Ann"}))});
+    client
+        .call("greet", json!({}), Some(answer), Some(&state(&round1)))
+        .await
 }

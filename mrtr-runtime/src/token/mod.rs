@@ -126,6 +126,12 @@ impl StateCodec {
         &self.inner.audience
     }
 
+    /// How far (seconds) a token's times may be off this codec's clock and still be accepted:
+    /// the clock-skew allowance between the instance that sealed it and this one.
+    pub fn clock_skew(&self) -> u64 {
+        self.inner.clock_skew
+    }
+
     /// The codec's current time, in seconds since the epoch.
     pub fn now(&self) -> u64 {
         self.inner.clock.now()
@@ -356,6 +362,9 @@ impl StateCodec {
     }
 }
 
+/// The default clock-skew allowance of a codec ([`StateCodecBuilder::clock_skew`]): 30 s.
+pub const DEFAULT_CLOCK_SKEW: Duration = Duration::from_secs(30);
+
 /// The default cap on a payload's size, before compression and after inflating.
 const DEFAULT_MAX_PAYLOAD_LEN: usize = 1024 * 1024;
 
@@ -390,7 +399,7 @@ impl Default for StateCodecBuilder {
             ring: None,
             audience: "mrtr".to_owned(),
             round_ttl: Duration::from_secs(10 * 60),
-            clock_skew: Duration::from_secs(30),
+            clock_skew: DEFAULT_CLOCK_SKEW,
             flow_ttl: Duration::from_secs(60 * 60),
             max_token_len: 64 * 1024,
             compress_above: Some(4096),
