@@ -9,7 +9,8 @@
 #
 # Settings (environment, defaults in brackets):
 #   SERVERS       which servers, in order              [rmcp mrtr mrtr-hmac]
-#                 (also: mrtr-hmac-deflate, HMAC deflating payloads over 256 bytes)
+#                 (also: mrtr-hmac-deflate, HMAC deflating payloads over 256 bytes;
+#                 mrtr-mounted, McpServer as the handler of rmcp's own service, AEAD)
 #   CONCURRENCY   concurrent flows                     [16 64]
 #   REPS          interleaved repetitions              [3]
 #   DURATION      measured seconds per run             [10]
@@ -46,6 +47,7 @@ command_of() { # server port
     mrtr) echo "$bin/e2e-mrtr $2" ;;
     mrtr-hmac) echo "$bin/e2e-mrtr $2 --hmac" ;;
     mrtr-hmac-deflate) echo "$bin/e2e-mrtr $2 --hmac --deflate" ;;
+    mrtr-mounted) echo "$bin/e2e-mrtr $2 --mounted" ;;
     *) echo "unknown server $1" >&2; exit 2 ;;
   esac
 }

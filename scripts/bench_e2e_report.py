@@ -14,6 +14,7 @@ NAMES = {
     "mrtr": "mrtr, AEAD (default)",
     "mrtr-hmac": "mrtr, HMAC",
     "mrtr-hmac-deflate": "mrtr, HMAC, deflating payloads over 256 B",
+    "mrtr-mounted": "mrtr mounted in rmcp's own service (`McpServer` as the handler), AEAD",
 }
 
 runs = defaultdict(dict)  # (server, concurrency) -> rep -> record

@@ -3,13 +3,20 @@
 //! shows. AEAD sealing (the default) unless `--hmac`; `--hmac --deflate` also deflates every
 //! payload over 256 bytes (`StateCodecBuilder::compress_above`), to weigh token size against CPU.
 //!
-//! Usage: `e2e-mrtr PORT [--hmac [--deflate]]`
+//! With `--mounted` the same server is mounted the way an author mounts mrtr inside an rmcp
+//! server: `McpServer` as the handler of rmcp's own `StreamableHttpService` (configured as the
+//! hand-written baseline's), so every round takes rmcp's per-request path.
+//!
+//! Usage: `e2e-mrtr PORT [--hmac [--deflate]] [--mounted]`
 
-use mrtr::rmcp::McpServer;
+use std::sync::Arc;
+
+use mrtr::rmcp::{McpServer, RetiredFieldsLayer};
 use mrtr::token::{KeyId, KeyRing, Mode, SecretKey, StateCodec};
 use mrtr::{Form, Server, ToolError, elicit};
 use mrtr_bench_e2e::{KEY, alloc::Counting, offers};
-use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
+use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
@@ -82,9 +89,19 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .codec(codec)
         .tool(book)
         .build()?;
-    let service = McpServer::new(server)
-        .streamable_http(StreamableHttpServerConfig::default().with_json_response(true));
-    let router = axum::Router::new().nest_service("/mcp", service);
+    let mcp = McpServer::new(server);
+    let config = StreamableHttpServerConfig::default().with_json_response(true);
+    let router = if flags.iter().any(|arg| arg == "--mounted") {
+        let service = StreamableHttpService::new(
+            move || Ok(mcp.clone()),
+            Arc::new(NeverSessionManager::default()),
+            config.with_legacy_session_mode(false),
+        );
+        let service = tower_layer::Layer::layer(&RetiredFieldsLayer, service);
+        axum::Router::new().nest_service("/mcp", service)
+    } else {
+        axum::Router::new().nest_service("/mcp", mcp.streamable_http(config))
+    };
     mrtr_bench_e2e::serve(router, port).await?;
     Ok(())
 }
