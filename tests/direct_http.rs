@@ -111,14 +111,7 @@ fn config() -> StreamableHttpServerConfig {
 fn rmcp_only(server: Server, config: StreamableHttpServerConfig) -> axum::Router {
     let handler = McpServer::new(server);
     let config = if config.allowed_origins.is_empty() {
-        config.with_allowed_origins([
-            "http://localhost:*",
-            "https://localhost:*",
-            "http://127.0.0.1:*",
-            "https://127.0.0.1:*",
-            "http://[::1]:*",
-            "https://[::1]:*",
-        ])
+        config.with_allowed_origins(mrtr::rmcp::LOCAL_ORIGINS)
     } else {
         config
     };

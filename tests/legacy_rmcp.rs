@@ -7,12 +7,12 @@
 
 #[path = "../examples/both_generations.rs"]
 mod both_generations;
+mod support;
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use http_body_util::BodyExt;
 use mrtr::LegacyOptions;
 use mrtr::rmcp::McpServer;
 #[allow(deprecated)]
@@ -27,6 +27,7 @@ use rmcp::service::{
 use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use rmcp::{ErrorData, RoleClient, ServiceExt};
 use serde_json::{Value, json};
+use support::streamable::{next_message, post};
 use tower::ServiceExt as _;
 
 /// A person at an rmcp client: answers each question like a user would, and records what
@@ -458,52 +459,6 @@ async fn cancelling_the_call_stops_the_machine_and_withdraws_its_question() {
 }
 
 // ------------------------------------------------------------ streamable HTTP sessions
-
-/// Reads SSE frames from `body` until a message with `id` (a response) or `method` (a
-/// request or notification) arrives; returns it.
-async fn next_message(
-    body: &mut axum::body::Body,
-    buffer: &mut String,
-    wanted: impl Fn(&Value) -> bool,
-) -> Value {
-    loop {
-        while let Some(end) = buffer.find("\n\n") {
-            let event: String = buffer.drain(..end + 2).collect();
-            for line in event.lines() {
-                let Some(data) = line.strip_prefix("data:") else {
-                    continue;
-                };
-                if let Ok(message) = serde_json::from_str::<Value>(data.trim())
-                    && wanted(&message)
-                {
-                    return message;
-                }
-            }
-        }
-        let frame = body
-            .frame()
-            .await
-            .expect("the stream ended")
-            .expect("the stream failed");
-        if let Ok(data) = frame.into_data() {
-            buffer.push_str(&String::from_utf8_lossy(&data).replace("\r\n", "\n"));
-        }
-    }
-}
-
-fn post(body: Value, session: Option<&str>, version: &str) -> http::Request<axum::body::Body> {
-    let mut request = http::Request::post("/mcp")
-        .header("host", "localhost")
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", version);
-    if let Some(session) = session {
-        request = request.header("mcp-session-id", session);
-    }
-    request
-        .body(axum::body::Body::from(body.to_string()))
-        .unwrap()
-}
 
 #[tokio::test]
 async fn a_2025_session_over_streamable_http_answers_requests_on_the_calls_stream() {

@@ -6,6 +6,7 @@
 
 #[path = "../examples/both_generations.rs"]
 mod both_generations;
+mod support;
 
 use std::time::Duration;
 
@@ -14,6 +15,7 @@ use mrtr::LegacyOptions;
 use mrtr::rmcp::{HttpLimits, McpServer, Principal};
 use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use serde_json::{Value, json};
+use support::streamable::{next_message, post};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tower::ServiceExt as _;
@@ -60,20 +62,6 @@ fn listing(id: u32) -> http::Request<axum::body::Body> {
     request
 }
 
-fn post(body: Value, session: Option<&str>, version: &str) -> http::Request<axum::body::Body> {
-    let mut request = http::Request::post("/mcp")
-        .header("host", "localhost")
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", version);
-    if let Some(session) = session {
-        request = request.header("mcp-session-id", session);
-    }
-    request
-        .body(axum::body::Body::from(body.to_string()))
-        .unwrap()
-}
-
 fn initialize() -> Value {
     json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
@@ -112,37 +100,6 @@ async fn open_session(app: &axum::Router, principal: Option<&str>) -> String {
     let response = app.clone().oneshot(request).await.unwrap();
     assert_eq!(response.status(), http::StatusCode::ACCEPTED);
     session
-}
-
-/// Reads SSE frames from `body` until a message `wanted` accepts; returns it.
-async fn next_message(
-    body: &mut axum::body::Body,
-    buffer: &mut String,
-    wanted: impl Fn(&Value) -> bool,
-) -> Value {
-    loop {
-        while let Some(end) = buffer.find("\n\n") {
-            let event: String = buffer.drain(..end + 2).collect();
-            for line in event.lines() {
-                let Some(data) = line.strip_prefix("data:") else {
-                    continue;
-                };
-                if let Ok(message) = serde_json::from_str::<Value>(data.trim())
-                    && wanted(&message)
-                {
-                    return message;
-                }
-            }
-        }
-        let frame = body
-            .frame()
-            .await
-            .expect("the stream ended")
-            .expect("the stream failed");
-        if let Ok(data) = frame.into_data() {
-            buffer.push_str(&String::from_utf8_lossy(&data).replace("\r\n", "\n"));
-        }
-    }
 }
 
 /// Starts a `delete_file` call on `session` and waits until its question reaches the client;

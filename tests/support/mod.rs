@@ -1,6 +1,8 @@
 //! Drives `mrtr::Server` like a client in the facade's tests.
 #![allow(dead_code)]
 
+pub mod streamable;
+
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::sync::{Arc, Mutex};

@@ -295,7 +295,8 @@ impl McpServer {
     ///
     /// `Origin` is always validated: a request that carries one is refused with 403 unless it
     /// is in `config.allowed_origins`, or, when that list is empty, a page served from this
-    /// machine (`http` or `https` on `localhost`, `127.0.0.1` or `[::1]`, any port). `Origin:
+    /// machine ([`LOCAL_ORIGINS`]: `http` or `https` on `localhost`, `127.0.0.1` or `[::1]`,
+    /// any port). `Origin:
     /// null` is refused unless listed. A request without `Origin` (any non-browser client) is
     /// served.
     ///
@@ -322,9 +323,10 @@ impl McpServer {
     }
 }
 
-/// The browser origins allowed when the configuration names none: pages served from this
-/// machine.
-const LOOPBACK_ORIGINS: [&str; 6] = [
+/// The browser origins [`McpServer::streamable_http`] allows when the configuration names
+/// none: pages served from this machine, on any port. To allow your own pages as well, list
+/// them together: `config.with_allowed_origins(LOCAL_ORIGINS.into_iter().chain(["https://app.example.com:443"]))`.
+pub const LOCAL_ORIGINS: [&str; 6] = [
     "http://localhost:*",
     "https://localhost:*",
     "http://127.0.0.1:*",
@@ -336,7 +338,7 @@ const LOOPBACK_ORIGINS: [&str; 6] = [
 /// `config` with `Origin` validation on (rmcp leaves it off for an empty list).
 fn origin_checked(config: StreamableHttpServerConfig) -> StreamableHttpServerConfig {
     let config = if config.allowed_origins.is_empty() {
-        config.with_allowed_origins(LOOPBACK_ORIGINS)
+        config.with_allowed_origins(LOCAL_ORIGINS)
     } else {
         config
     };

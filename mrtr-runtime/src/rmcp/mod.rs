@@ -65,7 +65,9 @@ pub use rmcp as sdk;
 pub use serve::ServeError;
 
 pub use direct::DirectRounds;
-pub use http_layer::{RetiredFieldsBody, RetiredFieldsLayer, RetiredFieldsService, StreamableHttp};
+pub use http_layer::{
+    LOCAL_ORIGINS, RetiredFieldsBody, RetiredFieldsLayer, RetiredFieldsService, StreamableHttp,
+};
 pub use retired::{
     RetiredFieldsFilter, stdio, strip_retired_fields, strip_retired_fields_from_bytes,
 };
