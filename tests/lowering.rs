@@ -565,3 +565,112 @@ async fn a_local_may_share_the_tools_name() {
         "2 x1"
     );
 }
+
+// ---------------------------------------------------------------- issue 25. loop cursors
+
+/// A range that iteration already exhausted has `start == end` but no items left: the kept
+/// cursor must start where the range stands, not where its bounds say.
+#[mrtr::tool]
+async fn exhausted_ranges() -> Result<String, ToolError> {
+    let mut out = String::new();
+    let mut spent = 1..=2;
+    spent.next();
+    spent.next();
+    for i in spent {
+        let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
+        out.push_str(&format!("a{i}{n} "));
+    }
+    #[allow(clippy::reversed_empty_ranges)]
+    for i in 5..=4 {
+        let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
+        out.push_str(&format!("b{i}{n} "));
+    }
+    let mut one = 7..=7;
+    one.next();
+    for i in one {
+        let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
+        out.push_str(&format!("d{i}{n} "));
+    }
+    let rest = ask!(elicit::form::<Number>("rest?")).accepted()?.value;
+    Ok(format!("{out}end {rest}"))
+}
+
+#[tokio::test]
+async fn an_exhausted_inclusive_range_runs_no_more() {
+    assert_eq!(
+        text(exhausted_ranges, json!({}), &[number(9)]).await,
+        "end 9"
+    );
+}
+
+macro_rules! bind {
+    ($name:ident = $value:expr) => {
+        let $name = $value;
+    };
+}
+
+macro_rules! twice {
+    ($value:expr) => {
+        $value * 2
+    };
+}
+
+/// Inside a loop that asks, another macro's call carries a guard against a hidden `continue`
+/// (tests/ui/tool/continue_inside_a_macro_definition.rs); everything else a macro does is
+/// unchanged: names it declares, its value, a `return` in it, a loop of its own.
+#[mrtr::tool]
+async fn macros_in_a_loop_that_asks() -> Result<String, ToolError> {
+    let mut out = Vec::new();
+    let mut rounds = 0;
+    loop {
+        rounds += 1;
+        let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
+        bind!(doubled = twice!(n));
+        let sum = {
+            let mut sum = 0;
+            for i in 0..n {
+                macro_rules! skip_odd {
+                    ($i:expr) => {
+                        if $i % 2 == 1 {
+                            continue;
+                        }
+                    };
+                }
+                skip_odd!(i);
+                sum += i;
+            }
+            sum
+        };
+        if n < 0 {
+            bail!("negative");
+        }
+        let label = {
+            format! {"{doubled}/{sum}"}
+        };
+        out.push(label);
+        if rounds == 2 {
+            break;
+        }
+    }
+    Ok(out.join(" "))
+}
+
+#[tokio::test]
+async fn macros_in_a_loop_that_asks_behave_as_written() {
+    assert_eq!(
+        text(
+            macros_in_a_loop_that_asks,
+            json!({}),
+            &[number(3), number(5)]
+        )
+        .await,
+        "6/2 10/6"
+    );
+    let failed = run(
+        &Harness::tool(macros_in_a_loop_that_asks),
+        json!({}),
+        &[number(-1)],
+    )
+    .await;
+    assert_eq!(failed.text(), "negative");
+}

@@ -62,6 +62,14 @@ pub fn fail(channel: &Channel, error: StepError) -> Pending<Infallible> {
 #[derive(Debug)]
 pub enum BreakInsideAnotherMacroCannotLeaveALoopThatAsks {}
 
+/// Moved out while another macro's expansion runs inside a loop that asks, and put back after
+/// it. A `continue` hidden in that expansion would restart the machine's loop instead of the
+/// author's, without putting it back: rustc then refuses the macro call, naming this type
+/// ("value moved here, in previous iteration of loop"). Set a flag inside the macro and
+/// `continue` after it.
+#[derive(Debug)]
+pub struct ContinueInsideAnotherMacroCannotReachALoopThatAsks;
+
 /// Pins the body future's output to the machine function's return type, so the author's
 /// `return` and `?` are checked against the type they wrote.
 pub fn body<R>(future: impl Future<Output = R>) -> impl Future<Output = R> {
@@ -441,12 +449,15 @@ impl<T: RangeIndex> IntoLoopState for std::ops::Range<T> {
 impl<T: RangeIndex> IntoLoopState for std::ops::RangeInclusive<T> {
     type State = RangeState<T>;
     fn into_loop_state(self) -> RangeState<T> {
+        // A range that iteration exhausted keeps its bounds (`start == end`); only
+        // `is_empty` knows it has no items left.
+        let done = self.is_empty();
         let (start, end) = self.into_inner();
         RangeState {
             next: start,
             end,
             inclusive: true,
-            done: false,
+            done,
         }
     }
 }
@@ -568,6 +579,16 @@ mod tests {
         let rest: Vec<u8> = std::iter::from_fn(|| range.next_item()).collect();
         assert_eq!(rest, [251, 252, 253, 254, 255]);
         assert_eq!((3..3).into_loop_state().next_item(), None);
+        #[allow(clippy::reversed_empty_ranges)]
+        let empty = 5..=4;
+        assert_eq!(empty.into_loop_state().next_item(), None);
+        let mut spent = 7..=7;
+        spent.next();
+        assert_eq!(spent.into_loop_state().next_item(), None);
+        let mut spent = 254u8..=255;
+        spent.next_back();
+        spent.next_back();
+        assert_eq!(spent.into_loop_state().next_item(), None);
         let mut chars = ('\u{D7FE}'..='\u{E000}').into_loop_state();
         let chars: Vec<char> = std::iter::from_fn(|| chars.next_item()).collect();
         assert_eq!(chars, ['\u{D7FE}', '\u{D7FF}', '\u{E000}']);

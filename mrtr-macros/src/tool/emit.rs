@@ -14,7 +14,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::{Pat, Type};
 
 use super::ir::{Arm, BlockId, Branch, BranchShape, Code, Flow, Node, Program, Visible};
-use super::lower::{HOLE, witness_ident};
+use super::lower::{HOLE, guard_ident, witness_ident};
 use super::scope::{BindingId, BindingKind};
 
 /// The machine's argument parameter, as the blocks rebuild it.
@@ -231,10 +231,25 @@ impl Emitter<'_> {
             })
             .collect();
         let label = machine_label();
+        let guards: TokenStream = self
+            .program
+            .guards
+            .iter()
+            .enumerate()
+            .map(|(index, call)| {
+                // Declared at the attribute: at the call, rustc would suggest `ref` there.
+                let guard = Ident::new(&guard_ident(index, *call).to_string(), Span::mixed_site());
+                quote! {
+                    #[allow(unused_mut, unused_assignments)]
+                    let mut #guard = (__mrtr_private::ContinueInsideAnotherMacroCannotReachALoopThatAsks,);
+                }
+            })
+            .collect();
         quote! {
             #(#items)*
             #(#structs)*
             #arguments
+            #guards
             #(#[allow(unused_mut, unused_assignments)] let mut #slots = ::core::option::Option::None;)*
             #(#[allow(unused_mut, unused_assignments)] let mut #witnesses = ::core::option::Option::None;)*
             #[allow(unused_mut)]

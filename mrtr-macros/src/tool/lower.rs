@@ -81,6 +81,8 @@ pub(crate) struct Lowerer<'e> {
     /// Set while lowering a `while`/`for` loop: the `if`/`match` it is written as is not the
     /// author's construct and does not appear in the path.
     desugared: bool,
+    /// Set while the last statement of a block whose value is used is lowered.
+    tail_stmt: bool,
 }
 
 impl<'e> Lowerer<'e> {
@@ -94,6 +96,7 @@ impl<'e> Lowerer<'e> {
                 bindings: Vec::new(),
                 holes: Vec::new(),
                 items: Vec::new(),
+                guards: Vec::new(),
             },
             scopes,
             loops: Vec::new(),
@@ -107,6 +110,7 @@ impl<'e> Lowerer<'e> {
             context,
             path: Vec::new(),
             desugared: false,
+            tail_stmt: false,
         }
     }
 
@@ -309,6 +313,7 @@ impl<'e> Lowerer<'e> {
             return;
         }
         if let Some(last) = last {
+            self.tail_stmt = true;
             if self.completes_in_place(dest) {
                 // In place, the arm's block ends with it: rustc types the arm as the source.
                 self.stmt(last);
@@ -316,6 +321,7 @@ impl<'e> Lowerer<'e> {
                 let code = self.verbatim_stmt(last);
                 self.deliver_code(wrap_in_block(code), dest);
             }
+            self.tail_stmt = false;
             return;
         }
         let diverged = rest.last().is_some_and(|last| diverges(last));
@@ -1050,11 +1056,13 @@ impl<'e> Lowerer<'e> {
         if self.loops.is_empty() {
             return Vec::new();
         }
+        let tail = std::mem::take(&mut self.tail_stmt);
         let mut rewriter = Jumps {
             lowerer: self,
             native: Vec::new(),
             hidden: vec![Vec::new()],
             holes: Vec::new(),
+            tail,
         };
         node.rewrite(&mut rewriter);
         rewriter.holes
@@ -1209,6 +1217,8 @@ struct Jumps<'l, 'e> {
     /// Names the code being rewritten binds around the current point, by scope.
     hidden: Vec<Vec<String>>,
     holes: Vec<usize>,
+    /// Whether the statement being visited ends its block, which then has its value.
+    tail: bool,
 }
 
 impl Jumps<'_, '_> {
@@ -1232,6 +1242,51 @@ impl Jumps<'_, '_> {
                 .iter()
                 .rposition(|frame| frame.label.as_ref() == Some(name)),
         }
+    }
+
+    /// Another macro's call where a `continue` in its expansion would reach the machine's
+    /// loop (no loop of the author's code is around it), so it needs a guard.
+    fn needs_guard(&self, mac: &syn::Macro) -> bool {
+        self.native.is_empty() && !ask::is_ask(mac) && !jump_free(mac)
+    }
+
+    /// A fresh guard for the macro call at `span` (see [`guard_ident`]).
+    /// A new guard for the macro call at `call`: the statements that move it out and put
+    /// it back (see [`guard_ident`]). All at the call, so that rustc's error points there.
+    fn guard(&mut self, call: Span) -> (TokenStream, TokenStream) {
+        let index = self.lowerer.program.guards.len();
+        self.lowerer.program.guards.push(call);
+        let guard = guard_ident(index, call);
+        let at = Span::mixed_site().located_at(call);
+        (
+            // Moved into a block's value: no binding for rustc to suggest `ref` on.
+            quote_spanned!(at=> { #guard.0 };),
+            quote_spanned! {at=>
+                #[allow(unreachable_code, unused_assignments)]
+                {
+                    #guard.0 = __mrtr_private::ContinueInsideAnotherMacroCannotReachALoopThatAsks;
+                }
+            },
+        )
+    }
+
+    /// `m!(..)` as an expression: the guard is moved out while it runs, put back after.
+    fn guarded_expr(&mut self, mac: TokenStream, call: Span) -> TokenStream {
+        let (take, put_back) = self.guard(call);
+        // Not at the call: rustc would suggest `ref` on the binding there.
+        let value = Ident::new("__mrtr_value", Span::mixed_site());
+        quote!({
+            #take
+            let #value = #mac;
+            #put_back
+            #value
+        })
+    }
+
+    /// `m!(..);` as a statement, left in its block so the names it may declare stay visible.
+    fn guarded_stmt(&mut self, stmt: TokenStream, call: Span) -> TokenStream {
+        let (take, put_back) = self.guard(call);
+        quote!(#take #stmt #put_back)
     }
 
     fn native_loop(&mut self, label: Option<&syn::Label>, f: impl FnOnce(&mut Self)) {
@@ -1357,10 +1412,34 @@ impl VisitMut for Jumps<'_, '_> {
                     self.visit_expr_mut(otherwise);
                 }
             }
+            Expr::Macro(call) if self.needs_guard(&call.mac) => {
+                self.visit_macro_mut(&mut call.mac);
+                let span = call.mac.span();
+                *expr = Expr::Verbatim(self.guarded_expr(call.to_token_stream(), span));
+            }
             // `break` cannot leave a closure, an async block or an item.
             Expr::Closure(_) | Expr::Async(_) => {}
             _ => visit_mut::visit_expr_mut(self, expr),
         }
+    }
+
+    fn visit_stmt_mut(&mut self, stmt: &mut Stmt) {
+        let tail = std::mem::take(&mut self.tail);
+        let Stmt::Macro(call) = stmt else {
+            return visit_mut::visit_stmt_mut(self, stmt);
+        };
+        if !self.needs_guard(&call.mac) {
+            return self.visit_macro_mut(&mut call.mac);
+        }
+        self.visit_macro_mut(&mut call.mac);
+        let span = call.mac.span();
+        // `m! { .. }` ending a block is that block's value.
+        let guarded = if tail && call.semi_token.is_none() {
+            self.guarded_expr(call.to_token_stream(), span)
+        } else {
+            self.guarded_stmt(call.to_token_stream(), span)
+        };
+        *stmt = Stmt::Expr(Expr::Verbatim(guarded), None);
     }
 
     fn visit_arm_mut(&mut self, arm: &mut syn::Arm) {
@@ -1375,7 +1454,9 @@ impl VisitMut for Jumps<'_, '_> {
 
     fn visit_block_mut(&mut self, block: &mut SynBlock) {
         self.scoped(Vec::new(), |jumps| {
-            for stmt in &mut block.stmts {
+            let count = block.stmts.len();
+            for (index, stmt) in block.stmts.iter_mut().enumerate() {
+                jumps.tail = index + 1 == count;
                 jumps.visit_stmt_mut(stmt);
                 if let Stmt::Local(local) = stmt {
                     let names = pattern_bindings(&local.pat, &|_| true)
@@ -1407,6 +1488,63 @@ impl VisitMut for Jumps<'_, '_> {
     }
 
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// The guard of the `index`th guarded macro call, located at the call. A guard is moved out
+/// while another macro's expansion runs inside a loop that asks, and put back after it: a
+/// `continue` hidden in that expansion would restart the machine's loop, not the author's, so
+/// rustc refuses it at the call (E0382, "value moved here, in previous iteration of loop", a
+/// value of type `ContinueInsideAnotherMacroCannotReachALoopThatAsks`).
+pub(crate) fn guard_ident(index: usize, call: Span) -> Ident {
+    let span = Span::mixed_site().located_at(call);
+    format_ident!("__mrtr_continue_guard_{}", index, span = span)
+}
+
+/// Standard macros whose expansions never `break` or `continue` by themselves.
+const JUMP_FREE: &[&str] = &[
+    "assert",
+    "assert_eq",
+    "assert_ne",
+    "concat",
+    "dbg",
+    "debug_assert",
+    "debug_assert_eq",
+    "debug_assert_ne",
+    "eprint",
+    "eprintln",
+    "format",
+    "format_args",
+    "matches",
+    "panic",
+    "print",
+    "println",
+    "stringify",
+    "todo",
+    "unimplemented",
+    "unreachable",
+    "vec",
+    "write",
+    "writeln",
+];
+
+/// A standard macro call with no other macro call among its tokens: nothing in its
+/// expansion can jump (a jump written among its tokens is refused on its own).
+fn jump_free(mac: &syn::Macro) -> bool {
+    fn calls_a_macro(tokens: TokenStream) -> bool {
+        let mut previous_is_ident = false;
+        tokens.into_iter().any(|token| {
+            let found = match &token {
+                proc_macro2::TokenTree::Punct(punct) => punct.as_char() == '!' && previous_is_ident,
+                proc_macro2::TokenTree::Group(group) => calls_a_macro(group.stream()),
+                _ => false,
+            };
+            previous_is_ident = matches!(token, proc_macro2::TokenTree::Ident(_));
+            found
+        })
+    }
+    let name = mac.path.segments.last().map(|segment| &segment.ident);
+    name.is_some_and(|name| JUMP_FREE.iter().any(|known| name == known))
+        && !calls_a_macro(mac.tokens.clone())
 }
 
 /// A `break` or `continue` keyword among a macro's tokens.
