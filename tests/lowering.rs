@@ -674,3 +674,67 @@ async fn macros_in_a_loop_that_asks_behave_as_written() {
     .await;
     assert_eq!(failed.text(), "negative");
 }
+
+// ---------------------------------------------------------------- issue 25. exact kept values
+
+#[derive(serde::Serialize, serde::Deserialize, Debug, PartialEq)]
+struct Marker;
+
+#[derive(serde::Serialize, serde::Deserialize, Debug, PartialEq)]
+struct Holder {
+    inner: Option<Option<u8>>,
+    unit: Option<()>,
+}
+
+/// `Some` of a value that encodes as null (`Value::Null`, a unit struct, `None`, `()`) comes
+/// back as `Some`, at any depth.
+#[mrtr::tool]
+async fn somes_of_nothing() -> Result<String, ToolError> {
+    let null: Option<Value> = Some(Value::Null);
+    let marker = Some(Marker);
+    let nested: Option<Option<i64>> = Some(None);
+    let unit = Some(());
+    let deep = vec![Some(None::<u8>), None, Some(Some(1))];
+    let holder = Holder {
+        inner: Some(None),
+        unit: Some(()),
+    };
+    let none: Option<Option<u8>> = None;
+    let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
+    Ok(format!(
+        "{n} {null:?} {marker:?} {nested:?} {unit:?} {deep:?} {holder:?} {none:?}"
+    ))
+}
+
+#[tokio::test]
+async fn some_of_a_null_value_comes_back_as_some() {
+    assert_eq!(
+        text(somes_of_nothing, json!({}), &[number(1)]).await,
+        "1 Some(Null) Some(Marker) Some(None) Some(()) [Some(None), None, Some(Some(1))] \
+         Holder { inner: Some(None), unit: Some(()) } None"
+    );
+}
+
+#[derive(Form, Debug)]
+struct Ratio {
+    value: f32,
+}
+
+/// A form's `f32` answered with a number beyond its range decodes to infinity, as serde makes
+/// it; kept across the next ask, it stays infinity.
+#[mrtr::tool]
+async fn kept_infinity() -> Result<String, ToolError> {
+    let ratio = ask!(elicit::form::<Ratio>("ratio?")).accepted()?;
+    let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
+    Ok(format!("{} {n}", ratio.value))
+}
+
+// The form derive keeps a form as its JSON content (`FormField::encode` in
+// mrtr-runtime/src/form/field.rs), where infinity becomes `null`: the next round refuses the
+// state. That code is being changed elsewhere; this test pins the expected behaviour.
+#[tokio::test]
+#[ignore = "needs FormField::encode to keep a non-finite float (mrtr-runtime/src/form/field.rs)"]
+async fn a_form_float_that_decodes_to_infinity_survives_the_next_round() {
+    let script = [answer::accept(json!({ "value": 1e39 })), number(2)];
+    assert_eq!(text(kept_infinity, json!({}), &script).await, "inf 2");
+}

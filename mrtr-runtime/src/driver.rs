@@ -149,13 +149,13 @@ pub trait Kept: Serialize + DeserializeOwned {}
 
 impl<T: Serialize + DeserializeOwned> Kept for T {}
 
-/// Writes a kept value into the frame of a suspension, in its own slot, in CBOR.
+/// Writes a kept value into the frame of a suspension, in its own slot, in CBOR with every
+/// `Some` marked (see `kept.rs`), so that `Some(None)` does not come back as `None`.
 pub fn keep<T: Kept>(frame: &mut Frame, name: &str, slot: &Option<T>) -> Result<(), StepError> {
     let value = slot.as_ref().ok_or_else(|| {
         StepError::Internal(format!("kept value `{name}` is missing at this suspension"))
     })?;
-    let mut bytes = Vec::new();
-    ciborium::into_writer(value, &mut bytes)
+    let bytes = crate::kept::encode(value)
         .map_err(|error| StepError::Internal(format!("`{name}` does not serialize: {error}")))?;
     frame.put(name, bytes);
     Ok(())
@@ -168,8 +168,10 @@ pub fn restore<T: Kept>(frame: &Frame, name: &str) -> Result<Option<T>, StepErro
         .get(name)
         .ok_or_else(|| StepError::Frame(format!("`{name}` is missing")))?;
     // The serde error can quote the value; only the slot's name is reported.
-    let Strict { value, skipped } = ciborium::from_reader(&mut reader)
-        .map_err(|_| StepError::Frame(format!("`{name}` does not decode as its type")))?;
+    let undecodable = || StepError::Frame(format!("`{name}` does not decode as its type"));
+    let cbor: ciborium::Value = ciborium::from_reader(&mut reader).map_err(|_| undecodable())?;
+    let Strict { value, skipped } =
+        serde::Deserialize::deserialize(crate::kept::reader(&cbor)).map_err(|_| undecodable())?;
     if let Some(path) = skipped {
         return Err(StepError::Frame(format!(
             "`{name}` holds `{path}`, which its type does not have"
@@ -621,6 +623,10 @@ mod tests {
         check(u64::MAX);
         check(i128::MIN);
         check('\u{10FFFF}');
+        check(Some(serde_json::Value::Null));
+        check(Some(None::<u8>));
+        check(Some(()));
+        check(vec![Some(Some(())), Some(None), None]);
     }
 
     #[test]

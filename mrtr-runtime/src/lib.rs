@@ -23,6 +23,7 @@ mod error;
 pub mod form;
 mod frame;
 mod input;
+mod kept;
 mod known_forms;
 pub mod legacy;
 mod machine;
