@@ -333,6 +333,9 @@ impl<'e> Lowerer<'e> {
     }
 
     fn stmt(&mut self, stmt: &Stmt) {
+        if stmt_asks(stmt) {
+            self.check_statement_attributes(stmt_attrs(stmt));
+        }
         match stmt {
             Stmt::Local(local) => self.local(local),
             Stmt::Expr(expr, _) => self.effect(expr),
@@ -342,6 +345,34 @@ impl<'e> Lowerer<'e> {
                 self.stmt_code(code);
             }
             Stmt::Item(item) => self.program.items.push(item.to_token_stream()),
+        }
+    }
+
+    /// The machine takes a statement that asks apart into steps, so an attribute on it would
+    /// not cover what it covered: `#[cfg]` would no longer remove the ask. Lint attributes
+    /// and tool attributes (`#[rustfmt::skip]`) change nothing the machine does.
+    fn check_statement_attributes(&mut self, attrs: &[syn::Attribute]) {
+        for attr in attrs {
+            let path = attr.path();
+            let lint = ["allow", "warn", "deny", "forbid", "expect"]
+                .iter()
+                .any(|lint| path.is_ident(lint));
+            let tool = path.segments.len() > 1
+                && ["rustfmt", "clippy"]
+                    .iter()
+                    .any(|tool| path.segments[0].ident == tool);
+            if lint || tool {
+                continue;
+            }
+            let message = if path.is_ident("cfg") || path.is_ident("cfg_attr") {
+                let name = path.get_ident().map(Ident::to_string).unwrap_or_default();
+                format!(
+                    "`#[{name}]` cannot go on a statement that asks: #[mrtr::tool] takes the statement apart into the machine's steps, where the attribute would no longer leave the ask out; test the condition at run time (`if cfg!(..) {{ .. }}`), or put the attribute on a `let` that does not ask"
+                )
+            } else {
+                "this attribute cannot go on a statement that asks: #[mrtr::tool] takes the statement apart into the machine's steps, which the attribute would not see; only lint attributes (`#[allow]`, `#[expect]`, ..) and tool attributes (`#[rustfmt::skip]`) are kept there".to_owned()
+            };
+            self.error(attr, message);
         }
     }
 
@@ -1108,6 +1139,39 @@ fn stmt_asks(stmt: &Stmt) -> bool {
         Stmt::Expr(expr, _) => contains_ask(expr),
         Stmt::Macro(mac) => ask::is_ask(&mac.mac),
         Stmt::Item(_) => false,
+    }
+}
+
+/// The outer attributes of a statement.
+fn stmt_attrs(stmt: &Stmt) -> &[syn::Attribute] {
+    match stmt {
+        Stmt::Local(local) => &local.attrs,
+        Stmt::Macro(mac) => &mac.attrs,
+        Stmt::Item(_) => &[],
+        Stmt::Expr(expr, _) => match expr {
+            Expr::Assign(e) => &e.attrs,
+            Expr::Await(e) => &e.attrs,
+            Expr::Binary(e) => &e.attrs,
+            Expr::Block(e) => &e.attrs,
+            Expr::Call(e) => &e.attrs,
+            Expr::Field(e) => &e.attrs,
+            Expr::ForLoop(e) => &e.attrs,
+            Expr::If(e) => &e.attrs,
+            Expr::Index(e) => &e.attrs,
+            Expr::Loop(e) => &e.attrs,
+            Expr::Macro(e) => &e.attrs,
+            Expr::Match(e) => &e.attrs,
+            Expr::MethodCall(e) => &e.attrs,
+            Expr::Paren(e) => &e.attrs,
+            Expr::Reference(e) => &e.attrs,
+            Expr::Return(e) => &e.attrs,
+            Expr::Try(e) => &e.attrs,
+            Expr::Tuple(e) => &e.attrs,
+            Expr::Unary(e) => &e.attrs,
+            Expr::Unsafe(e) => &e.attrs,
+            Expr::While(e) => &e.attrs,
+            _ => &[],
+        },
     }
 }
 
