@@ -70,6 +70,36 @@ pub enum BreakInsideAnotherMacroCannotLeaveALoopThatAsks {}
 #[derive(Debug)]
 pub struct ContinueInsideAnotherMacroCannotReachALoopThatAsks;
 
+/// What `?` may apply to right after an `ask!`: an answer type that is a `Result` or an
+/// `Option`. The built-in answers are neither, and `?` on them would fail with rustc's error
+/// on the attribute.
+#[diagnostic::on_unimplemented(
+    message = "`?` cannot be applied to the answer of `ask!`, a `{Self}`",
+    label = "an answer is not a `Result`",
+    note = "write `ask!(..).accepted()?` to turn a decline or cancel of an `Answer` into a tool \
+            error, or match the answer (`Answer::Accept(value)`, `Reply::Answered(value)`)"
+)]
+pub trait QuestionMark {
+    /// What `?` applies to: the answer itself.
+    type Tried;
+    /// The answer, unchanged.
+    fn tried(self) -> Self::Tried;
+}
+
+impl<T, E> QuestionMark for Result<T, E> {
+    type Tried = Self;
+    fn tried(self) -> Self {
+        self
+    }
+}
+
+impl<T> QuestionMark for Option<T> {
+    type Tried = Self;
+    fn tried(self) -> Self {
+        self
+    }
+}
+
 /// Pins the body future's output to the machine function's return type, so the author's
 /// `return` and `?` are checked against the type they wrote.
 pub fn body<R>(future: impl Future<Output = R>) -> impl Future<Output = R> {

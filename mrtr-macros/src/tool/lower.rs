@@ -22,7 +22,7 @@ use super::ir::{
 use super::scope::{Binding, BindingId, BindingKind, Scopes, Uses, pattern_bindings};
 use super::syntax::{
     assigned_key, binding_key, contains_ask, diverges, first_ask, is_borrow, is_construct,
-    leftmost_ask, leftmost_verbatim, ref_bindings,
+    leftmost_ask, leftmost_child, ref_bindings,
 };
 use crate::errors::Errors;
 
@@ -684,8 +684,7 @@ impl<'e> Lowerer<'e> {
             return None;
         }
         let answer = self.suspend(&mac.mac, key)?;
-        let slot = leftmost_verbatim(&mut expr).expect("the placeholder put above");
-        *slot = Expr::Verbatim(quote!((#answer)));
+        place_answer(&mut expr, &answer);
         Some(expr)
     }
 
@@ -1172,6 +1171,37 @@ fn stmt_attrs(stmt: &Stmt) -> &[syn::Attribute] {
             Expr::While(e) => &e.attrs,
             _ => &[],
         },
+    }
+}
+
+/// Puts the answer where the hoisted ask stood (the empty placeholder). An answer that `?`
+/// applies to goes through `question_mark`, so that an answer that is not a `Result` (an
+/// `Answer`, a `Reply`) is refused at the `?` with a way out, not on the attribute.
+fn place_answer(expr: &mut Expr, answer: &TokenStream) {
+    fn is_placeholder(expr: &Expr) -> bool {
+        match expr {
+            Expr::Verbatim(tokens) => tokens.is_empty(),
+            Expr::Paren(paren) => is_placeholder(&paren.expr),
+            _ => false,
+        }
+    }
+    match expr {
+        Expr::Try(tried) if is_placeholder(&tried.expr) => {
+            // The answer is bound first, so that the whole check stands at the `?`.
+            let span = tried.question_token.span;
+            let bound = Ident::new("__mrtr_answer", Span::mixed_site().located_at(span));
+            *tried.expr = Expr::Verbatim(quote_spanned!(span=> {
+                let #bound = #answer;
+                <_ as __mrtr_private::QuestionMark>::tried(#bound)
+            }));
+        }
+        Expr::Verbatim(tokens) if tokens.is_empty() => {
+            *expr = Expr::Verbatim(quote!((#answer)));
+        }
+        _ => {
+            let child = leftmost_child(expr).expect("the placeholder is on the leftmost path");
+            place_answer(child, answer);
+        }
     }
 }
 
