@@ -249,3 +249,10 @@ impl ::mrtr::__private::Tool for __mrtr_machine_pick_even {
         __mrtr_descriptor
     }
 }
+#[automatically_derived]
+impl ::mrtr::__private::Generated for __mrtr_machine_pick_even {
+    type Descriptor = ::mrtr::__private::ToolDescriptor;
+    fn describe(&self) -> Self::Descriptor {
+        <Self as ::mrtr::__private::Tool>::descriptor(self)
+    }
+}

@@ -322,3 +322,10 @@ impl ::mrtr::__private::Tool for __mrtr_machine_order {
         __mrtr_descriptor
     }
 }
+#[automatically_derived]
+impl ::mrtr::__private::Generated for __mrtr_machine_order {
+    type Descriptor = ::mrtr::__private::ToolDescriptor;
+    fn describe(&self) -> Self::Descriptor {
+        <Self as ::mrtr::__private::Tool>::descriptor(self)
+    }
+}
