@@ -738,3 +738,46 @@ async fn a_form_float_that_decodes_to_infinity_survives_the_next_round() {
     let script = [answer::accept(json!({ "value": 1e39 })), number(2)];
     assert_eq!(text(kept_infinity, json!({}), &script).await, "inf 2");
 }
+
+// ---------------------------------------------------------------- issue 25. kept `&'static str`
+
+/// String literals kept across asks: a `&'static str`, a `Vec<&str>` and the items of a
+/// `for` over an array of them come back as the same `&'static str`s.
+#[mrtr::tool]
+async fn kept_literals() -> Result<String, ToolError> {
+    let greeting: &str = "Hello";
+    let words = vec!["a", "b\"c"];
+    let mut out = Vec::new();
+    for x in ["x", "y"] {
+        let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
+        out.push(format!("{x}{n}"));
+    }
+    let last: &'static str = words[1];
+    Ok(format!("{greeting} {words:?} {} {last}", out.join(" ")))
+}
+
+#[tokio::test]
+async fn kept_static_strs_come_back() {
+    assert_eq!(
+        text(kept_literals, json!({}), &[number(1), number(2)]).await,
+        "Hello [\"a\", \"b\\\"c\"] x1 y2 b\"c"
+    );
+}
+
+const OUTSIDE: &str = "outside";
+
+/// A `&'static str` that is not one of the body's literals cannot come back as one: the next
+/// round is refused, naming the value, instead of resuming with another string.
+#[mrtr::tool]
+async fn kept_outside_str() -> Result<String, ToolError> {
+    let word = OUTSIDE;
+    let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
+    Ok(format!("{word} {n}"))
+}
+
+#[tokio::test]
+async fn a_static_str_from_outside_the_body_is_refused_not_changed() {
+    let first = Harness::tool(kept_outside_str).call(json!({})).await;
+    let second = first.answer([("n", number(1))]).await;
+    assert!(second.is_refused_state(), "{}", second.response());
+}

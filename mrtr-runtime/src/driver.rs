@@ -10,8 +10,8 @@ use std::pin::pin;
 use std::sync::{Mutex, OnceLock};
 use std::task::Poll;
 
-use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::answer::FromAnswer;
@@ -172,12 +172,13 @@ pub fn finish_resource<T: ResourceOutput, E: Display>(
     message = "`{Self}` cannot be kept in requestState across an `ask!`",
     label = "this value is used after an `ask!`, so it is kept in requestState",
     note = "kept values must implement Serialize and DeserializeOwned (derive them, forms and \
-            choices included) and cannot be references; or create the value again after the ask, \
-            or reach it through the context (`cx.state()`)"
+            choices included) and cannot be references (except a `&'static str` that is one of \
+            the tool's string literals); or create the value again after the ask, or reach it \
+            through the context (`cx.state()`)"
 )]
-pub trait Kept: Serialize + DeserializeOwned {}
+pub trait Kept: Serialize + Deserialize<'static> {}
 
-impl<T: Serialize + DeserializeOwned> Kept for T {}
+impl<T: Serialize + Deserialize<'static>> Kept for T {}
 
 /// Writes a kept value into the frame of a suspension, in its own slot, in CBOR with every
 /// `Some` marked (see `kept.rs`), so that `Some(None)` does not come back as `None`.
@@ -193,15 +194,29 @@ pub fn keep<T: Kept>(frame: &mut Frame, name: &str, slot: &Option<T>) -> Result<
 
 /// Reads a kept value back from a verified frame: it must decode exactly, with nothing left
 /// and nothing skipped (a field the type no longer has is not silently dropped).
-pub fn restore<T: Kept>(frame: &Frame, name: &str) -> Result<Option<T>, StepError> {
+///
+/// Kept values are owned, except a `&'static str` equal to one of `literals` (the tool body's
+/// string literals, sorted), which comes back as that literal.
+pub fn restore<T: Kept>(
+    frame: &Frame,
+    name: &str,
+    literals: &'static [&'static str],
+) -> Result<Option<T>, StepError> {
     let mut reader = frame
         .get(name)
         .ok_or_else(|| StepError::Frame(format!("`{name}` is missing")))?;
     // The serde error can quote the value; only the slot's name is reported.
-    let undecodable = || StepError::Frame(format!("`{name}` does not decode as its type"));
+    let undecodable = || match std::any::type_name::<T>().contains('&') {
+        // A borrowed string that was not one of the body's literals when it was kept.
+        true => StepError::Frame(format!(
+            "`{name}` holds a borrowed string that is not one of the tool's string literals; \
+             keep a `String` instead"
+        )),
+        false => StepError::Frame(format!("`{name}` does not decode as its type")),
+    };
     let cbor: ciborium::Value = ciborium::from_reader(&mut reader).map_err(|_| undecodable())?;
-    let Strict { value, skipped } =
-        serde::Deserialize::deserialize(crate::kept::reader(&cbor)).map_err(|_| undecodable())?;
+    let Strict { value, skipped } = Deserialize::deserialize(crate::kept::reader(&cbor, literals))
+        .map_err(|_| undecodable())?;
     if let Some(path) = skipped {
         return Err(StepError::Frame(format!(
             "`{name}` holds `{path}`, which its type does not have"
@@ -366,7 +381,7 @@ pub trait IntoLoopState {
 }
 
 /// The kept state of a `for` loop that asks.
-pub trait LoopState: Serialize + DeserializeOwned {
+pub trait LoopState: Serialize + Deserialize<'static> {
     /// The loop's item.
     type Item;
     /// The next item, if any.
@@ -398,7 +413,7 @@ pub struct Remaining<T> {
     items: std::collections::VecDeque<T>,
 }
 
-impl<T: Serialize + DeserializeOwned> LoopState for Remaining<T> {
+impl<T: Kept> LoopState for Remaining<T> {
     type Item = T;
     fn next_item(&mut self) -> Option<T> {
         self.items.pop_front()
@@ -417,14 +432,14 @@ macro_rules! collection_loops {
 }
 
 collection_loops! {
-    impl[T: Serialize + DeserializeOwned] Vec<T> => T;
-    impl[T: Serialize + DeserializeOwned] std::collections::VecDeque<T> => T;
-    impl[T: Serialize + DeserializeOwned, const N: usize] [T; N] => T;
-    impl[T: Serialize + DeserializeOwned] Option<T> => T;
-    impl[T: Serialize + DeserializeOwned] std::collections::BTreeSet<T> => T;
-    impl[T: Serialize + DeserializeOwned, S] std::collections::HashSet<T, S> => T;
-    impl[K: Serialize + DeserializeOwned, V: Serialize + DeserializeOwned] std::collections::BTreeMap<K, V> => (K, V);
-    impl[K: Serialize + DeserializeOwned, V: Serialize + DeserializeOwned, S] std::collections::HashMap<K, V, S> => (K, V);
+    impl[T: Kept] Vec<T> => T;
+    impl[T: Kept] std::collections::VecDeque<T> => T;
+    impl[T: Kept, const N: usize] [T; N] => T;
+    impl[T: Kept] Option<T> => T;
+    impl[T: Kept] std::collections::BTreeSet<T> => T;
+    impl[T: Kept, S] std::collections::HashSet<T, S> => T;
+    impl[K: Kept, V: Kept] std::collections::BTreeMap<K, V> => (K, V);
+    impl[K: Kept, V: Kept, S] std::collections::HashMap<K, V, S> => (K, V);
 }
 
 /// The cursor of a range: only where it stands is kept.
@@ -544,7 +559,9 @@ mod tests {
             city: "Oslo".into(),
             nights: 2,
         });
-        let error = restore::<After>(&frame, "trip").unwrap_err().to_string();
+        let error = restore::<After>(&frame, "trip", &[])
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("`trip` holds `nights`"), "{error}");
         assert!(!error.contains("Oslo"), "values are never quoted: {error}");
         assert!(
@@ -552,12 +569,13 @@ mod tests {
                 &frame_of(After {
                     city: "Oslo".into()
                 }),
-                "trip"
+                "trip",
+                &[]
             )
             .is_err()
         );
         assert_eq!(
-            restore::<Before>(&frame, "trip").unwrap(),
+            restore::<Before>(&frame, "trip", &[]).unwrap(),
             Some(Before {
                 city: "Oslo".into(),
                 nights: 2
@@ -598,9 +616,9 @@ mod tests {
     }
 
     fn round_trip<S: LoopState>(state: &S) -> S {
-        let mut bytes = Vec::new();
-        ciborium::into_writer(state, &mut bytes).unwrap();
-        ciborium::from_reader(bytes.as_slice()).unwrap()
+        let bytes = crate::kept::encode(state).unwrap();
+        let cbor: ciborium::Value = ciborium::from_reader(bytes.as_slice()).unwrap();
+        S::deserialize(crate::kept::reader(&cbor, &[])).unwrap()
     }
 
     #[test]
@@ -640,7 +658,7 @@ mod tests {
         fn check<T: Kept + PartialEq + std::fmt::Debug>(value: T) {
             let (expected, mut frame) = (format!("{value:?}"), Frame::new());
             keep(&mut frame, "v", &Some(value)).unwrap();
-            let restored: T = restore(&frame.into_value(), "v").unwrap().unwrap();
+            let restored: T = restore(&frame.into_value(), "v", &[]).unwrap().unwrap();
             assert_eq!(format!("{restored:?}"), expected);
         }
         check(None::<u8>);
@@ -665,11 +683,11 @@ mod tests {
         keep(&mut frame, "v", &Some("text".to_owned())).unwrap();
         let frame = frame.into_value();
         assert!(matches!(
-            restore::<u32>(&frame, "v"),
+            restore::<u32>(&frame, "v", &[]),
             Err(StepError::Frame(_))
         ));
         assert!(matches!(
-            restore::<u32>(&frame, "w"),
+            restore::<u32>(&frame, "w", &[]),
             Err(StepError::Frame(_))
         ));
     }

@@ -26,9 +26,11 @@ pub(crate) fn encode<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, String
     Ok(bytes)
 }
 
-/// A deserializer of a decoded kept value, reading marked `Some`s back.
-pub(crate) fn reader(value: &Cbor) -> Reader<'_> {
-    Reader(value)
+/// A deserializer of a decoded kept value, reading marked `Some`s back. A string equal to one
+/// of `literals` (the tool body's string literals, sorted) is lent out as that literal, so a
+/// kept `&'static str` comes back.
+pub(crate) fn reader<'a>(value: &'a Cbor, literals: &'static [&'static str]) -> Reader<'a> {
+    Reader { value, literals }
 }
 
 /// `value` with the marks taken off, for showing it as JSON.
@@ -277,7 +279,23 @@ impl de::Error for ReadError {
 
 /// Deserializes a decoded kept value as ciborium would, except that a marked `Some` is one.
 #[derive(Clone, Copy)]
-pub(crate) struct Reader<'a>(&'a Cbor);
+pub(crate) struct Reader<'a> {
+    value: &'a Cbor,
+    literals: &'static [&'static str],
+}
+
+impl<'a> Reader<'a> {
+    fn at(self, value: &'a Cbor) -> Self {
+        Self { value, ..self }
+    }
+
+    fn text<V: Visitor<'static>>(self, text: &str, visitor: V) -> Result<V::Value, ReadError> {
+        match self.literals.binary_search(&text) {
+            Ok(index) => visitor.visit_borrowed_str(self.literals[index]),
+            Err(_) => visitor.visit_str(text),
+        }
+    }
+}
 
 /// The big integer of a bignum tag's bytes.
 fn big(bytes: &[u8]) -> Option<u128> {
@@ -288,11 +306,11 @@ fn big(bytes: &[u8]) -> Option<u128> {
     })
 }
 
-impl<'de> de::Deserializer<'de> for Reader<'_> {
+impl de::Deserializer<'static> for Reader<'_> {
     type Error = ReadError;
 
-    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ReadError> {
-        match self.0 {
+    fn deserialize_any<V: Visitor<'static>>(self, visitor: V) -> Result<V::Value, ReadError> {
+        match self.value {
             Cbor::Integer(integer) => {
                 let integer = i128::from(*integer);
                 match (u64::try_from(integer), i64::try_from(integer)) {
@@ -303,10 +321,10 @@ impl<'de> de::Deserializer<'de> for Reader<'_> {
             }
             Cbor::Bytes(bytes) => visitor.visit_bytes(bytes),
             Cbor::Float(float) => visitor.visit_f64(*float),
-            Cbor::Text(text) => visitor.visit_str(text),
+            Cbor::Text(text) => self.text(text, visitor),
             Cbor::Bool(value) => visitor.visit_bool(*value),
             Cbor::Null => visitor.visit_none(),
-            Cbor::Tag(SOME, inner) => visitor.visit_some(Reader(inner)),
+            Cbor::Tag(SOME, inner) => visitor.visit_some(self.at(inner)),
             Cbor::Tag(BIGPOS, inner) => match inner.as_bytes().and_then(|bytes| big(bytes)) {
                 Some(value) => visitor.visit_u128(value),
                 None => Err(de::Error::custom("malformed big integer")),
@@ -321,11 +339,14 @@ impl<'de> de::Deserializer<'de> for Reader<'_> {
                     None => Err(de::Error::custom("malformed big integer")),
                 }
             }
-            Cbor::Tag(_, inner) => Reader(inner).deserialize_any(visitor),
+            Cbor::Tag(_, inner) => self.at(inner).deserialize_any(visitor),
             Cbor::Array(items) => {
-                let mut access = Items(items.iter());
+                let mut access = Items {
+                    items: items.iter(),
+                    reader: self,
+                };
                 let value = visitor.visit_seq(&mut access)?;
-                match access.0.len() {
+                match access.items.len() {
                     0 => Ok(value),
                     _ => Err(de::Error::invalid_length(items.len(), &"fewer elements")),
                 }
@@ -334,6 +355,7 @@ impl<'de> de::Deserializer<'de> for Reader<'_> {
                 let mut access = Entries {
                     entries: entries.iter(),
                     value: None,
+                    reader: self,
                 };
                 let value = visitor.visit_map(&mut access)?;
                 match access.entries.len() {
@@ -345,23 +367,23 @@ impl<'de> de::Deserializer<'de> for Reader<'_> {
         }
     }
 
-    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ReadError> {
-        match self.0 {
+    fn deserialize_option<V: Visitor<'static>>(self, visitor: V) -> Result<V::Value, ReadError> {
+        match self.value {
             Cbor::Null => visitor.visit_none(),
-            Cbor::Tag(SOME, inner) => visitor.visit_some(Reader(inner)),
+            Cbor::Tag(SOME, inner) => visitor.visit_some(self.at(inner)),
             // Written before `Some` was marked.
             _ => visitor.visit_some(self),
         }
     }
 
-    fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ReadError> {
-        match self.0 {
+    fn deserialize_unit<V: Visitor<'static>>(self, visitor: V) -> Result<V::Value, ReadError> {
+        match self.value {
             Cbor::Null => visitor.visit_unit(),
             _ => self.deserialize_any(visitor),
         }
     }
 
-    fn deserialize_unit_struct<V: Visitor<'de>>(
+    fn deserialize_unit_struct<V: Visitor<'static>>(
         self,
         _name: &'static str,
         visitor: V,
@@ -369,7 +391,7 @@ impl<'de> de::Deserializer<'de> for Reader<'_> {
         self.deserialize_unit(visitor)
     }
 
-    fn deserialize_newtype_struct<V: Visitor<'de>>(
+    fn deserialize_newtype_struct<V: Visitor<'static>>(
         self,
         _name: &'static str,
         visitor: V,
@@ -377,26 +399,29 @@ impl<'de> de::Deserializer<'de> for Reader<'_> {
         visitor.visit_newtype_struct(self)
     }
 
-    fn deserialize_enum<V: Visitor<'de>>(
+    fn deserialize_enum<V: Visitor<'static>>(
         self,
         _name: &'static str,
         _variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, ReadError> {
-        match self.0 {
+        match self.value {
             Cbor::Text(_) => visitor.visit_enum(Variant {
                 name: self,
                 value: None,
             }),
             Cbor::Map(entries) if entries.len() == 1 => visitor.visit_enum(Variant {
-                name: Reader(&entries[0].0),
-                value: Some(Reader(&entries[0].1)),
+                name: self.at(&entries[0].0),
+                value: Some(self.at(&entries[0].1)),
             }),
             _ => Err(de::Error::custom("expected an enum")),
         }
     }
 
-    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ReadError> {
+    fn deserialize_ignored_any<V: Visitor<'static>>(
+        self,
+        visitor: V,
+    ) -> Result<V::Value, ReadError> {
         visitor.visit_unit()
     }
 
@@ -405,40 +430,45 @@ impl<'de> de::Deserializer<'de> for Reader<'_> {
     }
 
     serde::forward_to_deserialize_any! {
+        <W: Visitor<'static>>
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
         seq tuple tuple_struct map struct identifier
     }
 }
 
-struct Items<'a>(std::slice::Iter<'a, Cbor>);
+struct Items<'a> {
+    items: std::slice::Iter<'a, Cbor>,
+    reader: Reader<'a>,
+}
 
-impl<'de> de::SeqAccess<'de> for Items<'_> {
+impl de::SeqAccess<'static> for Items<'_> {
     type Error = ReadError;
 
-    fn next_element_seed<T: de::DeserializeSeed<'de>>(
+    fn next_element_seed<T: de::DeserializeSeed<'static>>(
         &mut self,
         seed: T,
     ) -> Result<Option<T::Value>, ReadError> {
-        self.0
+        self.items
             .next()
-            .map(|item| seed.deserialize(Reader(item)))
+            .map(|item| seed.deserialize(self.reader.at(item)))
             .transpose()
     }
 
     fn size_hint(&self) -> Option<usize> {
-        Some(self.0.len())
+        Some(self.items.len())
     }
 }
 
 struct Entries<'a> {
     entries: std::slice::Iter<'a, (Cbor, Cbor)>,
     value: Option<&'a Cbor>,
+    reader: Reader<'a>,
 }
 
-impl<'de> de::MapAccess<'de> for Entries<'_> {
+impl de::MapAccess<'static> for Entries<'_> {
     type Error = ReadError;
 
-    fn next_key_seed<K: de::DeserializeSeed<'de>>(
+    fn next_key_seed<K: de::DeserializeSeed<'static>>(
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, ReadError> {
@@ -446,10 +476,10 @@ impl<'de> de::MapAccess<'de> for Entries<'_> {
             return Ok(None);
         };
         self.value = Some(value);
-        seed.deserialize(Reader(key)).map(Some)
+        seed.deserialize(self.reader.at(key)).map(Some)
     }
 
-    fn next_value_seed<V: de::DeserializeSeed<'de>>(
+    fn next_value_seed<V: de::DeserializeSeed<'static>>(
         &mut self,
         seed: V,
     ) -> Result<V::Value, ReadError> {
@@ -457,7 +487,7 @@ impl<'de> de::MapAccess<'de> for Entries<'_> {
             .value
             .take()
             .ok_or_else(|| de::Error::custom("a map value without its key"))?;
-        seed.deserialize(Reader(value))
+        seed.deserialize(self.reader.at(value))
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -472,15 +502,15 @@ struct Variant<'a> {
     value: Option<Reader<'a>>,
 }
 
-impl<'de, 'a> de::EnumAccess<'de> for Variant<'a> {
+impl<'a> de::EnumAccess<'static> for Variant<'a> {
     type Error = ReadError;
     type Variant = Content<'a>;
 
-    fn variant_seed<V: de::DeserializeSeed<'de>>(
+    fn variant_seed<V: de::DeserializeSeed<'static>>(
         self,
         seed: V,
     ) -> Result<(V::Value, Self::Variant), ReadError> {
-        let name = match self.name.0 {
+        let name = match self.name.value {
             Cbor::Text(text) => seed.deserialize(text.as_str().into_deserializer())?,
             _ => seed.deserialize(self.name)?,
         };
@@ -491,17 +521,18 @@ impl<'de, 'a> de::EnumAccess<'de> for Variant<'a> {
 /// A variant's content, none for a unit variant.
 struct Content<'a>(Option<Reader<'a>>);
 
-impl<'de> de::VariantAccess<'de> for Content<'_> {
+impl de::VariantAccess<'static> for Content<'_> {
     type Error = ReadError;
 
     fn unit_variant(self) -> Result<(), ReadError> {
         match self.0 {
-            None | Some(Reader(Cbor::Null)) => Ok(()),
+            None => Ok(()),
+            Some(reader) if matches!(reader.value, Cbor::Null) => Ok(()),
             Some(_) => Err(de::Error::custom("expected a unit variant")),
         }
     }
 
-    fn newtype_variant_seed<T: de::DeserializeSeed<'de>>(
+    fn newtype_variant_seed<T: de::DeserializeSeed<'static>>(
         self,
         seed: T,
     ) -> Result<T::Value, ReadError> {
@@ -511,7 +542,7 @@ impl<'de> de::VariantAccess<'de> for Content<'_> {
         }
     }
 
-    fn tuple_variant<V: Visitor<'de>>(
+    fn tuple_variant<V: Visitor<'static>>(
         self,
         _len: usize,
         visitor: V,
@@ -522,7 +553,7 @@ impl<'de> de::VariantAccess<'de> for Content<'_> {
         }
     }
 
-    fn struct_variant<V: Visitor<'de>>(
+    fn struct_variant<V: Visitor<'static>>(
         self,
         _fields: &'static [&'static str],
         visitor: V,
@@ -540,7 +571,7 @@ mod tests {
     fn round_trip<T: Serialize + serde::de::DeserializeOwned>(value: &T) -> (T, usize) {
         let bytes = encode(value).unwrap();
         let decoded: Cbor = ciborium::from_reader(bytes.as_slice()).unwrap();
-        (T::deserialize(reader(&decoded)).unwrap(), bytes.len())
+        (T::deserialize(reader(&decoded, &[])).unwrap(), bytes.len())
     }
 
     #[test]
@@ -556,7 +587,7 @@ mod tests {
         let mut bytes = Vec::new();
         ciborium::into_writer(&Some(vec![Some(3u8), None]), &mut bytes).unwrap();
         let decoded: Cbor = ciborium::from_reader(bytes.as_slice()).unwrap();
-        let value = Option::<Vec<Option<u8>>>::deserialize(reader(&decoded)).unwrap();
+        let value = Option::<Vec<Option<u8>>>::deserialize(reader(&decoded, &[])).unwrap();
         assert_eq!(value, Some(vec![Some(3), None]));
     }
 
@@ -580,6 +611,18 @@ mod tests {
             Shape::Named { at: Some(None) },
         ];
         assert_eq!(round_trip(&shapes).0, shapes);
+    }
+
+    #[test]
+    fn a_literal_of_the_body_comes_back_as_a_static_str() {
+        let bytes = encode(&vec!["a", "b"]).unwrap();
+        let decoded: Cbor = ciborium::from_reader(bytes.as_slice()).unwrap();
+        let words = Vec::<&'static str>::deserialize(reader(&decoded, &["a", "b", "c"]));
+        assert_eq!(words.unwrap(), ["a", "b"]);
+        let unknown = Vec::<&'static str>::deserialize(reader(&decoded, &["a"]));
+        assert!(unknown.is_err());
+        let owned = Vec::<String>::deserialize(reader(&decoded, &[])).unwrap();
+        assert_eq!(owned, ["a", "b"]);
     }
 
     #[test]

@@ -59,6 +59,11 @@ fn at_binding(binding: &Ident) -> (Span, Span) {
     )
 }
 
+/// The table of the body's string literals (see `Program::literals`).
+fn literals_ident() -> Ident {
+    Ident::new("__MRTR_LITERALS", Span::mixed_site())
+}
+
 fn machine_label() -> syn::Lifetime {
     syn::Lifetime::new("'__mrtr_machine", Span::mixed_site())
 }
@@ -204,7 +209,8 @@ impl Emitter<'_> {
                     let (span, slot_span) = at_binding(&self.program.bindings[*id].ident);
                     self.slots(*id).into_iter().map(move |Slot { ident, frame, .. }| {
                         let slot = Ident::new(&ident.to_string(), slot_span);
-                        quote_spanned!(span=> #slot = __mrtr_try!(__mrtr_private::restore(&__mrtr_frame, #frame));)
+                        let literals = literals_ident();
+                        quote_spanned!(span=> #slot = __mrtr_try!(__mrtr_private::restore(&__mrtr_frame, #frame, #literals));)
                     })
                 });
                 quote!(#pc => {
@@ -245,9 +251,12 @@ impl Emitter<'_> {
                 }
             })
             .collect();
+        let literals = literals_ident();
+        let texts = &self.program.literals;
         quote! {
             #(#items)*
             #(#structs)*
+            const #literals: &[&str] = &[#(#texts),*];
             #arguments
             #guards
             #(#[allow(unused_mut, unused_assignments)] let mut #slots = ::core::option::Option::None;)*

@@ -148,4 +148,7 @@ pub(crate) struct Program {
     /// The calls of other macros inside loops that ask that carry a guard (see
     /// `lower::guard_ident`): a `continue` hidden in one of them fails to compile there.
     pub(crate) guards: Vec<Span>,
+    /// The body's string literals, sorted: a kept `&'static str` equal to one is restored as
+    /// that literal.
+    pub(crate) literals: Vec<String>,
 }

@@ -97,6 +97,7 @@ impl<'e> Lowerer<'e> {
                 holes: Vec::new(),
                 items: Vec::new(),
                 guards: Vec::new(),
+                literals: Vec::new(),
             },
             scopes,
             loops: Vec::new(),

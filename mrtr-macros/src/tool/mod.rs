@@ -95,7 +95,8 @@ fn lower(function: &ItemFn, signature: &Signature<'_>, errors: &mut Errors) -> L
         }
         None => (Vec::new(), false),
     };
-    let program = lowerer.lower_body(&function.block);
+    let mut program = lowerer.lower_body(&function.block);
+    program.literals = syntax::string_literals(function.block.to_token_stream());
     let live = liveness::live_in(&program);
     Lowered {
         program,
