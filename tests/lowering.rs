@@ -580,8 +580,8 @@ async fn exhausted_ranges() -> Result<String, ToolError> {
         let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
         out.push_str(&format!("a{i}{n} "));
     }
-    #[allow(clippy::reversed_empty_ranges)]
-    for i in 5..=4 {
+    let (high, low) = (5, 4);
+    for i in high..=low {
         let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
         out.push_str(&format!("b{i}{n} "));
     }
