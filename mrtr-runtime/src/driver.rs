@@ -10,8 +10,8 @@ use std::pin::pin;
 use std::sync::{Mutex, OnceLock};
 use std::task::Poll;
 
-use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::answer::FromAnswer;
@@ -61,6 +61,44 @@ pub fn fail(channel: &Channel, error: StepError) -> Pending<Infallible> {
 /// macro's expansion inside a loop that asks would end it; rustc then names this type.
 #[derive(Debug)]
 pub enum BreakInsideAnotherMacroCannotLeaveALoopThatAsks {}
+
+/// Moved out while another macro's expansion runs inside a loop that asks, and put back after
+/// it. A `continue` hidden in that expansion would restart the machine's loop instead of the
+/// author's, without putting it back: rustc then refuses the macro call, naming this type
+/// ("value moved here, in previous iteration of loop"). Set a flag inside the macro and
+/// `continue` after it.
+#[derive(Debug)]
+pub struct ContinueInsideAnotherMacroCannotReachALoopThatAsks;
+
+/// What `?` may apply to right after an `ask!`: an answer type that is a `Result` or an
+/// `Option`. The built-in answers are neither, and `?` on them would fail with rustc's error
+/// on the attribute.
+#[diagnostic::on_unimplemented(
+    message = "`?` cannot be applied to the answer of `ask!`, a `{Self}`",
+    label = "an answer is not a `Result`",
+    note = "write `ask!(..).accepted()?` to turn a decline or cancel of an `Answer` into a tool \
+            error, or match the answer (`Answer::Accept(value)`, `Reply::Answered(value)`)"
+)]
+pub trait QuestionMark {
+    /// What `?` applies to: the answer itself.
+    type Tried;
+    /// The answer, unchanged.
+    fn tried(self) -> Self::Tried;
+}
+
+impl<T, E> QuestionMark for Result<T, E> {
+    type Tried = Self;
+    fn tried(self) -> Self {
+        self
+    }
+}
+
+impl<T> QuestionMark for Option<T> {
+    type Tried = Self;
+    fn tried(self) -> Self {
+        self
+    }
+}
 
 /// Pins the body future's output to the machine function's return type, so the author's
 /// `return` and `?` are checked against the type they wrote.
@@ -134,20 +172,21 @@ pub fn finish_resource<T: ResourceOutput, E: Display>(
     message = "`{Self}` cannot be kept in requestState across an `ask!`",
     label = "this value is used after an `ask!`, so it is kept in requestState",
     note = "kept values must implement Serialize and DeserializeOwned (derive them, forms and \
-            choices included) and cannot be references; or create the value again after the ask, \
-            or reach it through the context (`cx.state()`)"
+            choices included) and cannot be references (except a `&'static str` that is one of \
+            the tool's string literals); or create the value again after the ask, or reach it \
+            through the context (`cx.state()`)"
 )]
-pub trait Kept: Serialize + DeserializeOwned {}
+pub trait Kept: Serialize + Deserialize<'static> {}
 
-impl<T: Serialize + DeserializeOwned> Kept for T {}
+impl<T: Serialize + Deserialize<'static>> Kept for T {}
 
-/// Writes a kept value into the frame of a suspension, in its own slot, in CBOR.
+/// Writes a kept value into the frame of a suspension, in its own slot, in CBOR with every
+/// `Some` marked (see `kept.rs`), so that `Some(None)` does not come back as `None`.
 pub fn keep<T: Kept>(frame: &mut Frame, name: &str, slot: &Option<T>) -> Result<(), StepError> {
     let value = slot.as_ref().ok_or_else(|| {
         StepError::Internal(format!("kept value `{name}` is missing at this suspension"))
     })?;
-    let mut bytes = Vec::new();
-    ciborium::into_writer(value, &mut bytes)
+    let bytes = crate::kept::encode(value)
         .map_err(|error| StepError::Internal(format!("`{name}` does not serialize: {error}")))?;
     frame.put(name, bytes);
     Ok(())
@@ -155,13 +194,29 @@ pub fn keep<T: Kept>(frame: &mut Frame, name: &str, slot: &Option<T>) -> Result<
 
 /// Reads a kept value back from a verified frame: it must decode exactly, with nothing left
 /// and nothing skipped (a field the type no longer has is not silently dropped).
-pub fn restore<T: Kept>(frame: &Frame, name: &str) -> Result<Option<T>, StepError> {
+///
+/// Kept values are owned, except a `&'static str` equal to one of `literals` (the tool body's
+/// string literals, sorted), which comes back as that literal.
+pub fn restore<T: Kept>(
+    frame: &Frame,
+    name: &str,
+    literals: &'static [&'static str],
+) -> Result<Option<T>, StepError> {
     let mut reader = frame
         .get(name)
         .ok_or_else(|| StepError::Frame(format!("`{name}` is missing")))?;
     // The serde error can quote the value; only the slot's name is reported.
-    let Strict { value, skipped } = ciborium::from_reader(&mut reader)
-        .map_err(|_| StepError::Frame(format!("`{name}` does not decode as its type")))?;
+    let undecodable = || match std::any::type_name::<T>().contains('&') {
+        // A borrowed string that was not one of the body's literals when it was kept.
+        true => StepError::Frame(format!(
+            "`{name}` holds a borrowed string that is not one of the tool's string literals; \
+             keep a `String` instead"
+        )),
+        false => StepError::Frame(format!("`{name}` does not decode as its type")),
+    };
+    let cbor: ciborium::Value = ciborium::from_reader(&mut reader).map_err(|_| undecodable())?;
+    let Strict { value, skipped } = Deserialize::deserialize(crate::kept::reader(&cbor, literals))
+        .map_err(|_| undecodable())?;
     if let Some(path) = skipped {
         return Err(StepError::Frame(format!(
             "`{name}` holds `{path}`, which its type does not have"
@@ -326,7 +381,7 @@ pub trait IntoLoopState {
 }
 
 /// The kept state of a `for` loop that asks.
-pub trait LoopState: Serialize + DeserializeOwned {
+pub trait LoopState: Serialize + Deserialize<'static> {
     /// The loop's item.
     type Item;
     /// The next item, if any.
@@ -358,7 +413,7 @@ pub struct Remaining<T> {
     items: std::collections::VecDeque<T>,
 }
 
-impl<T: Serialize + DeserializeOwned> LoopState for Remaining<T> {
+impl<T: Kept> LoopState for Remaining<T> {
     type Item = T;
     fn next_item(&mut self) -> Option<T> {
         self.items.pop_front()
@@ -377,14 +432,14 @@ macro_rules! collection_loops {
 }
 
 collection_loops! {
-    impl[T: Serialize + DeserializeOwned] Vec<T> => T;
-    impl[T: Serialize + DeserializeOwned] std::collections::VecDeque<T> => T;
-    impl[T: Serialize + DeserializeOwned, const N: usize] [T; N] => T;
-    impl[T: Serialize + DeserializeOwned] Option<T> => T;
-    impl[T: Serialize + DeserializeOwned] std::collections::BTreeSet<T> => T;
-    impl[T: Serialize + DeserializeOwned, S] std::collections::HashSet<T, S> => T;
-    impl[K: Serialize + DeserializeOwned, V: Serialize + DeserializeOwned] std::collections::BTreeMap<K, V> => (K, V);
-    impl[K: Serialize + DeserializeOwned, V: Serialize + DeserializeOwned, S] std::collections::HashMap<K, V, S> => (K, V);
+    impl[T: Kept] Vec<T> => T;
+    impl[T: Kept] std::collections::VecDeque<T> => T;
+    impl[T: Kept, const N: usize] [T; N] => T;
+    impl[T: Kept] Option<T> => T;
+    impl[T: Kept] std::collections::BTreeSet<T> => T;
+    impl[T: Kept, S] std::collections::HashSet<T, S> => T;
+    impl[K: Kept, V: Kept] std::collections::BTreeMap<K, V> => (K, V);
+    impl[K: Kept, V: Kept, S] std::collections::HashMap<K, V, S> => (K, V);
 }
 
 /// The cursor of a range: only where it stands is kept.
@@ -441,12 +496,15 @@ impl<T: RangeIndex> IntoLoopState for std::ops::Range<T> {
 impl<T: RangeIndex> IntoLoopState for std::ops::RangeInclusive<T> {
     type State = RangeState<T>;
     fn into_loop_state(self) -> RangeState<T> {
+        // A range that iteration exhausted keeps its bounds (`start == end`); only
+        // `is_empty` knows it has no items left.
+        let done = self.is_empty();
         let (start, end) = self.into_inner();
         RangeState {
             next: start,
             end,
             inclusive: true,
-            done: false,
+            done,
         }
     }
 }
@@ -501,7 +559,9 @@ mod tests {
             city: "Oslo".into(),
             nights: 2,
         });
-        let error = restore::<After>(&frame, "trip").unwrap_err().to_string();
+        let error = restore::<After>(&frame, "trip", &[])
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("`trip` holds `nights`"), "{error}");
         assert!(!error.contains("Oslo"), "values are never quoted: {error}");
         assert!(
@@ -509,12 +569,13 @@ mod tests {
                 &frame_of(After {
                     city: "Oslo".into()
                 }),
-                "trip"
+                "trip",
+                &[]
             )
             .is_err()
         );
         assert_eq!(
-            restore::<Before>(&frame, "trip").unwrap(),
+            restore::<Before>(&frame, "trip", &[]).unwrap(),
             Some(Before {
                 city: "Oslo".into(),
                 nights: 2
@@ -555,9 +616,9 @@ mod tests {
     }
 
     fn round_trip<S: LoopState>(state: &S) -> S {
-        let mut bytes = Vec::new();
-        ciborium::into_writer(state, &mut bytes).unwrap();
-        ciborium::from_reader(bytes.as_slice()).unwrap()
+        let bytes = crate::kept::encode(state).unwrap();
+        let cbor: ciborium::Value = ciborium::from_reader(bytes.as_slice()).unwrap();
+        S::deserialize(crate::kept::reader(&cbor, &[])).unwrap()
     }
 
     #[test]
@@ -568,6 +629,16 @@ mod tests {
         let rest: Vec<u8> = std::iter::from_fn(|| range.next_item()).collect();
         assert_eq!(rest, [251, 252, 253, 254, 255]);
         assert_eq!((3..3).into_loop_state().next_item(), None);
+        #[allow(clippy::reversed_empty_ranges)]
+        let empty = 5..=4;
+        assert_eq!(empty.into_loop_state().next_item(), None);
+        let mut spent = 7..=7;
+        spent.next();
+        assert_eq!(spent.into_loop_state().next_item(), None);
+        let mut spent = 254u8..=255;
+        spent.next_back();
+        spent.next_back();
+        assert_eq!(spent.into_loop_state().next_item(), None);
         let mut chars = ('\u{D7FE}'..='\u{E000}').into_loop_state();
         let chars: Vec<char> = std::iter::from_fn(|| chars.next_item()).collect();
         assert_eq!(chars, ['\u{D7FE}', '\u{D7FF}', '\u{E000}']);
@@ -587,7 +658,7 @@ mod tests {
         fn check<T: Kept + PartialEq + std::fmt::Debug>(value: T) {
             let (expected, mut frame) = (format!("{value:?}"), Frame::new());
             keep(&mut frame, "v", &Some(value)).unwrap();
-            let restored: T = restore(&frame.into_value(), "v").unwrap().unwrap();
+            let restored: T = restore(&frame.into_value(), "v", &[]).unwrap().unwrap();
             assert_eq!(format!("{restored:?}"), expected);
         }
         check(None::<u8>);
@@ -600,6 +671,10 @@ mod tests {
         check(u64::MAX);
         check(i128::MIN);
         check('\u{10FFFF}');
+        check(Some(serde_json::Value::Null));
+        check(Some(None::<u8>));
+        check(Some(()));
+        check(vec![Some(Some(())), Some(None), None]);
     }
 
     #[test]
@@ -608,11 +683,11 @@ mod tests {
         keep(&mut frame, "v", &Some("text".to_owned())).unwrap();
         let frame = frame.into_value();
         assert!(matches!(
-            restore::<u32>(&frame, "v"),
+            restore::<u32>(&frame, "v", &[]),
             Err(StepError::Frame(_))
         ));
         assert!(matches!(
-            restore::<u32>(&frame, "w"),
+            restore::<u32>(&frame, "w", &[]),
             Err(StepError::Frame(_))
         ));
     }

@@ -139,7 +139,9 @@ impl Frame {
                     .map(|(name, bytes)| {
                         let value = ciborium::from_reader::<ciborium::Value, _>(bytes.as_slice())
                             .ok()
-                            .and_then(|value| serde_json::to_value(value).ok())
+                            .and_then(|value| {
+                                serde_json::to_value(crate::kept::unmarked(value)).ok()
+                            })
                             .unwrap_or(Value::Null);
                         (name.clone(), value)
                     })

@@ -23,6 +23,7 @@ mod error;
 pub mod form;
 mod frame;
 mod input;
+mod kept;
 mod known_forms;
 pub mod legacy;
 mod machine;
@@ -88,9 +89,9 @@ pub mod __private {
     pub use crate::form::{Choice, ChoiceOption, Form, FormField, FormSchema};
     pub use crate::frame::Frame;
     pub use crate::machine::{
-        Answers, CacheHint, CacheScope, Machine, Outcome, Prompt, PromptArgument, PromptDescriptor,
-        Resource, ResourceDescriptor, ResumePoint, Step, StepError, Suspension, Tool,
-        ToolDescriptor,
+        Answers, CacheHint, CacheScope, Generated, Machine, Outcome, Prompt, PromptArgument,
+        PromptDescriptor, Resource, ResourceDescriptor, ResumePoint, Step, StepError, Suspension,
+        Tool, ToolDescriptor,
     };
     pub use crate::token::Fingerprint;
     pub use schemars;

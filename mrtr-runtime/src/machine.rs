@@ -300,6 +300,12 @@ impl ToolDescriptor {
 }
 
 /// A tool: a machine with a descriptor.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tool",
+    label = "did you forget `#[mrtr::tool]`?",
+    note = "`#[mrtr::tool]` on an `async fn` makes it one; register that function by its name: \
+            `.tool(name)`"
+)]
 pub trait Tool: Machine {
     /// How the tool is listed and run.
     fn descriptor(&self) -> ToolDescriptor;
@@ -346,6 +352,12 @@ impl PromptDescriptor {
 }
 
 /// A prompt: a machine with a descriptor.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a prompt",
+    label = "did you forget `#[mrtr::prompt]`?",
+    note = "`#[mrtr::prompt]` on an `async fn` makes it one; register that function by its name: \
+            `.prompt(name)`"
+)]
 pub trait Prompt: Machine {
     /// How the prompt is listed and run.
     fn descriptor(&self) -> PromptDescriptor;
@@ -394,6 +406,12 @@ impl ResourceDescriptor {
 
 /// A resource template whose reads may ask: a machine with a descriptor. The machine's
 /// arguments are the template's variables, taken from the URI.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a resource template",
+    label = "did you forget `#[mrtr::resource]`?",
+    note = "`#[mrtr::resource]` on an `async fn` makes it one; register that function by its name: \
+            `.resource(name)`"
+)]
 pub trait Resource: Machine {
     /// How the template is listed and read.
     fn descriptor(&self) -> ResourceDescriptor;
@@ -403,10 +421,27 @@ pub trait Resource: Machine {
 // local named `order` inside the body is an ordinary binding (a unit value named `order` would
 // turn it into a pattern). These impls let the function itself be registered: `.tool(order)`.
 
+/// A machine that `#[mrtr::tool]`, `#[mrtr::prompt]` or `#[mrtr::resource]` made: what the
+/// function they leave returns. The impls below take only such functions, so that registering
+/// an `async fn` without the attribute is reported as that, not as a missing `Fn()`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a machine made by `#[mrtr::tool]`, `#[mrtr::prompt]` or \
+               `#[mrtr::resource]`",
+    label = "did you forget `#[mrtr::tool]`?",
+    note = "the attribute on an `async fn` makes it a tool (a prompt, a resource template); \
+            register that function by its name: `.tool(name)`"
+)]
+pub trait Generated: Machine {
+    /// The descriptor of the machine's kind.
+    type Descriptor;
+    /// The machine's descriptor.
+    fn describe(&self) -> Self::Descriptor;
+}
+
 impl<F, M> Machine for F
 where
     F: Fn() -> M + Send + Sync + 'static,
-    M: Machine,
+    M: Generated,
 {
     fn fingerprint(&self) -> Fingerprint {
         self().fingerprint()
@@ -433,29 +468,29 @@ where
 impl<F, M> Tool for F
 where
     F: Fn() -> M + Send + Sync + 'static,
-    M: Tool,
+    M: Generated<Descriptor = ToolDescriptor>,
 {
     fn descriptor(&self) -> ToolDescriptor {
-        self().descriptor()
+        self().describe()
     }
 }
 
 impl<F, M> Prompt for F
 where
     F: Fn() -> M + Send + Sync + 'static,
-    M: Prompt,
+    M: Generated<Descriptor = PromptDescriptor>,
 {
     fn descriptor(&self) -> PromptDescriptor {
-        self().descriptor()
+        self().describe()
     }
 }
 
 impl<F, M> Resource for F
 where
     F: Fn() -> M + Send + Sync + 'static,
-    M: Resource,
+    M: Generated<Descriptor = ResourceDescriptor>,
 {
     fn descriptor(&self) -> ResourceDescriptor {
-        self().descriptor()
+        self().describe()
     }
 }

@@ -14,7 +14,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::{Pat, Type};
 
 use super::ir::{Arm, BlockId, Branch, BranchShape, Code, Flow, Node, Program, Visible};
-use super::lower::{HOLE, witness_ident};
+use super::lower::{HOLE, guard_ident, witness_ident};
 use super::scope::{BindingId, BindingKind};
 
 /// The machine's argument parameter, as the blocks rebuild it.
@@ -57,6 +57,11 @@ fn at_binding(binding: &Ident) -> (Span, Span) {
         Span::call_site().located_at(location),
         Span::mixed_site().located_at(location),
     )
+}
+
+/// The table of the body's string literals (see `Program::literals`).
+fn literals_ident() -> Ident {
+    Ident::new("__MRTR_LITERALS", Span::mixed_site())
 }
 
 fn machine_label() -> syn::Lifetime {
@@ -204,7 +209,8 @@ impl Emitter<'_> {
                     let (span, slot_span) = at_binding(&self.program.bindings[*id].ident);
                     self.slots(*id).into_iter().map(move |Slot { ident, frame, .. }| {
                         let slot = Ident::new(&ident.to_string(), slot_span);
-                        quote_spanned!(span=> #slot = __mrtr_try!(__mrtr_private::restore(&__mrtr_frame, #frame));)
+                        let literals = literals_ident();
+                        quote_spanned!(span=> #slot = __mrtr_try!(__mrtr_private::restore(&__mrtr_frame, #frame, #literals));)
                     })
                 });
                 quote!(#pc => {
@@ -231,10 +237,28 @@ impl Emitter<'_> {
             })
             .collect();
         let label = machine_label();
+        let guards: TokenStream = self
+            .program
+            .guards
+            .iter()
+            .enumerate()
+            .map(|(index, call)| {
+                // Declared at the attribute: at the call, rustc would suggest `ref` there.
+                let guard = Ident::new(&guard_ident(index, *call).to_string(), Span::mixed_site());
+                quote! {
+                    #[allow(unused_mut, unused_assignments)]
+                    let mut #guard = (__mrtr_private::ContinueInsideAnotherMacroCannotReachALoopThatAsks,);
+                }
+            })
+            .collect();
+        let literals = literals_ident();
+        let texts = &self.program.literals;
         quote! {
             #(#items)*
             #(#structs)*
+            const #literals: &[&str] = &[#(#texts),*];
             #arguments
+            #guards
             #(#[allow(unused_mut, unused_assignments)] let mut #slots = ::core::option::Option::None;)*
             #(#[allow(unused_mut, unused_assignments)] let mut #witnesses = ::core::option::Option::None;)*
             #[allow(unused_mut)]

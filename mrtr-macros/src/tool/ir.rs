@@ -145,4 +145,10 @@ pub(crate) struct Program {
     /// Items declared in the body (`use`, `fn`, `const`, `macro_rules!`, ..): emitted once
     /// before the machine, so every block sees them as every statement of the body did.
     pub(crate) items: Vec<TokenStream>,
+    /// The calls of other macros inside loops that ask that carry a guard (see
+    /// `lower::guard_ident`): a `continue` hidden in one of them fails to compile there.
+    pub(crate) guards: Vec<Span>,
+    /// The body's string literals, sorted: a kept `&'static str` equal to one is restored as
+    /// that literal.
+    pub(crate) literals: Vec<String>,
 }

@@ -55,6 +55,15 @@ impl Kind {
         }
     }
 
+    /// The type of the descriptor `descriptor_trait` gives.
+    pub(crate) fn descriptor_type(self) -> TokenStream {
+        match self {
+            Kind::Tool => quote!(ToolDescriptor),
+            Kind::Prompt => quote!(PromptDescriptor),
+            Kind::Resource => quote!(ResourceDescriptor),
+        }
+    }
+
     /// Turns how the body ended into the step's outcome (`span`: where a wrong output type is
     /// reported).
     pub(crate) fn finish(self, span: proc_macro2::Span) -> TokenStream {

@@ -22,7 +22,7 @@ use super::ir::{
 use super::scope::{Binding, BindingId, BindingKind, Scopes, Uses, pattern_bindings};
 use super::syntax::{
     assigned_key, binding_key, contains_ask, diverges, first_ask, is_borrow, is_construct,
-    leftmost_ask, leftmost_verbatim, ref_bindings,
+    leftmost_ask, leftmost_child, ref_bindings,
 };
 use crate::errors::Errors;
 
@@ -81,6 +81,8 @@ pub(crate) struct Lowerer<'e> {
     /// Set while lowering a `while`/`for` loop: the `if`/`match` it is written as is not the
     /// author's construct and does not appear in the path.
     desugared: bool,
+    /// Set while the last statement of a block whose value is used is lowered.
+    tail_stmt: bool,
 }
 
 impl<'e> Lowerer<'e> {
@@ -94,6 +96,8 @@ impl<'e> Lowerer<'e> {
                 bindings: Vec::new(),
                 holes: Vec::new(),
                 items: Vec::new(),
+                guards: Vec::new(),
+                literals: Vec::new(),
             },
             scopes,
             loops: Vec::new(),
@@ -107,6 +111,7 @@ impl<'e> Lowerer<'e> {
             context,
             path: Vec::new(),
             desugared: false,
+            tail_stmt: false,
         }
     }
 
@@ -309,6 +314,7 @@ impl<'e> Lowerer<'e> {
             return;
         }
         if let Some(last) = last {
+            self.tail_stmt = true;
             if self.completes_in_place(dest) {
                 // In place, the arm's block ends with it: rustc types the arm as the source.
                 self.stmt(last);
@@ -316,6 +322,7 @@ impl<'e> Lowerer<'e> {
                 let code = self.verbatim_stmt(last);
                 self.deliver_code(wrap_in_block(code), dest);
             }
+            self.tail_stmt = false;
             return;
         }
         let diverged = rest.last().is_some_and(|last| diverges(last));
@@ -327,6 +334,9 @@ impl<'e> Lowerer<'e> {
     }
 
     fn stmt(&mut self, stmt: &Stmt) {
+        if stmt_asks(stmt) {
+            self.check_statement_attributes(stmt_attrs(stmt));
+        }
         match stmt {
             Stmt::Local(local) => self.local(local),
             Stmt::Expr(expr, _) => self.effect(expr),
@@ -336,6 +346,34 @@ impl<'e> Lowerer<'e> {
                 self.stmt_code(code);
             }
             Stmt::Item(item) => self.program.items.push(item.to_token_stream()),
+        }
+    }
+
+    /// The machine takes a statement that asks apart into steps, so an attribute on it would
+    /// not cover what it covered: `#[cfg]` would no longer remove the ask. Lint attributes
+    /// and tool attributes (`#[rustfmt::skip]`) change nothing the machine does.
+    fn check_statement_attributes(&mut self, attrs: &[syn::Attribute]) {
+        for attr in attrs {
+            let path = attr.path();
+            let lint = ["allow", "warn", "deny", "forbid", "expect"]
+                .iter()
+                .any(|lint| path.is_ident(lint));
+            let tool = path.segments.len() > 1
+                && ["rustfmt", "clippy"]
+                    .iter()
+                    .any(|tool| path.segments[0].ident == tool);
+            if lint || tool {
+                continue;
+            }
+            let message = if path.is_ident("cfg") || path.is_ident("cfg_attr") {
+                let name = path.get_ident().map(Ident::to_string).unwrap_or_default();
+                format!(
+                    "`#[{name}]` cannot go on a statement that asks: #[mrtr::tool] takes the statement apart into the machine's steps, where the attribute would no longer leave the ask out; test the condition at run time (`if cfg!(..) {{ .. }}`), or put the attribute on a `let` that does not ask"
+                )
+            } else {
+                "this attribute cannot go on a statement that asks: #[mrtr::tool] takes the statement apart into the machine's steps, which the attribute would not see; only lint attributes (`#[allow]`, `#[expect]`, ..) and tool attributes (`#[rustfmt::skip]`) are kept there".to_owned()
+            };
+            self.error(attr, message);
         }
     }
 
@@ -647,8 +685,7 @@ impl<'e> Lowerer<'e> {
             return None;
         }
         let answer = self.suspend(&mac.mac, key)?;
-        let slot = leftmost_verbatim(&mut expr).expect("the placeholder put above");
-        *slot = Expr::Verbatim(quote!((#answer)));
+        place_answer(&mut expr, &answer);
         Some(expr)
     }
 
@@ -1050,11 +1087,13 @@ impl<'e> Lowerer<'e> {
         if self.loops.is_empty() {
             return Vec::new();
         }
+        let tail = std::mem::take(&mut self.tail_stmt);
         let mut rewriter = Jumps {
             lowerer: self,
             native: Vec::new(),
             hidden: vec![Vec::new()],
             holes: Vec::new(),
+            tail,
         };
         node.rewrite(&mut rewriter);
         rewriter.holes
@@ -1100,6 +1139,70 @@ fn stmt_asks(stmt: &Stmt) -> bool {
         Stmt::Expr(expr, _) => contains_ask(expr),
         Stmt::Macro(mac) => ask::is_ask(&mac.mac),
         Stmt::Item(_) => false,
+    }
+}
+
+/// The outer attributes of a statement.
+fn stmt_attrs(stmt: &Stmt) -> &[syn::Attribute] {
+    match stmt {
+        Stmt::Local(local) => &local.attrs,
+        Stmt::Macro(mac) => &mac.attrs,
+        Stmt::Item(_) => &[],
+        Stmt::Expr(expr, _) => match expr {
+            Expr::Assign(e) => &e.attrs,
+            Expr::Await(e) => &e.attrs,
+            Expr::Binary(e) => &e.attrs,
+            Expr::Block(e) => &e.attrs,
+            Expr::Call(e) => &e.attrs,
+            Expr::Field(e) => &e.attrs,
+            Expr::ForLoop(e) => &e.attrs,
+            Expr::If(e) => &e.attrs,
+            Expr::Index(e) => &e.attrs,
+            Expr::Loop(e) => &e.attrs,
+            Expr::Macro(e) => &e.attrs,
+            Expr::Match(e) => &e.attrs,
+            Expr::MethodCall(e) => &e.attrs,
+            Expr::Paren(e) => &e.attrs,
+            Expr::Reference(e) => &e.attrs,
+            Expr::Return(e) => &e.attrs,
+            Expr::Try(e) => &e.attrs,
+            Expr::Tuple(e) => &e.attrs,
+            Expr::Unary(e) => &e.attrs,
+            Expr::Unsafe(e) => &e.attrs,
+            Expr::While(e) => &e.attrs,
+            _ => &[],
+        },
+    }
+}
+
+/// Puts the answer where the hoisted ask stood (the empty placeholder). An answer that `?`
+/// applies to goes through `question_mark`, so that an answer that is not a `Result` (an
+/// `Answer`, a `Reply`) is refused at the `?` with a way out, not on the attribute.
+fn place_answer(expr: &mut Expr, answer: &TokenStream) {
+    fn is_placeholder(expr: &Expr) -> bool {
+        match expr {
+            Expr::Verbatim(tokens) => tokens.is_empty(),
+            Expr::Paren(paren) => is_placeholder(&paren.expr),
+            _ => false,
+        }
+    }
+    match expr {
+        Expr::Try(tried) if is_placeholder(&tried.expr) => {
+            // The answer is bound first, so that the whole check stands at the `?`.
+            let span = tried.question_token.span;
+            let bound = Ident::new("__mrtr_answer", Span::mixed_site().located_at(span));
+            *tried.expr = Expr::Verbatim(quote_spanned!(span=> {
+                let #bound = #answer;
+                <_ as __mrtr_private::QuestionMark>::tried(#bound)
+            }));
+        }
+        Expr::Verbatim(tokens) if tokens.is_empty() => {
+            *expr = Expr::Verbatim(quote!((#answer)));
+        }
+        _ => {
+            let child = leftmost_child(expr).expect("the placeholder is on the leftmost path");
+            place_answer(child, answer);
+        }
     }
 }
 
@@ -1209,6 +1312,8 @@ struct Jumps<'l, 'e> {
     /// Names the code being rewritten binds around the current point, by scope.
     hidden: Vec<Vec<String>>,
     holes: Vec<usize>,
+    /// Whether the statement being visited ends its block, which then has its value.
+    tail: bool,
 }
 
 impl Jumps<'_, '_> {
@@ -1232,6 +1337,51 @@ impl Jumps<'_, '_> {
                 .iter()
                 .rposition(|frame| frame.label.as_ref() == Some(name)),
         }
+    }
+
+    /// Another macro's call where a `continue` in its expansion would reach the machine's
+    /// loop (no loop of the author's code is around it), so it needs a guard.
+    fn needs_guard(&self, mac: &syn::Macro) -> bool {
+        self.native.is_empty() && !ask::is_ask(mac) && !jump_free(mac)
+    }
+
+    /// A fresh guard for the macro call at `span` (see [`guard_ident`]).
+    /// A new guard for the macro call at `call`: the statements that move it out and put
+    /// it back (see [`guard_ident`]). All at the call, so that rustc's error points there.
+    fn guard(&mut self, call: Span) -> (TokenStream, TokenStream) {
+        let index = self.lowerer.program.guards.len();
+        self.lowerer.program.guards.push(call);
+        let guard = guard_ident(index, call);
+        let at = Span::mixed_site().located_at(call);
+        (
+            // Moved into a block's value: no binding for rustc to suggest `ref` on.
+            quote_spanned!(at=> { #guard.0 };),
+            quote_spanned! {at=>
+                #[allow(unreachable_code, unused_assignments)]
+                {
+                    #guard.0 = __mrtr_private::ContinueInsideAnotherMacroCannotReachALoopThatAsks;
+                }
+            },
+        )
+    }
+
+    /// `m!(..)` as an expression: the guard is moved out while it runs, put back after.
+    fn guarded_expr(&mut self, mac: TokenStream, call: Span) -> TokenStream {
+        let (take, put_back) = self.guard(call);
+        // Not at the call: rustc would suggest `ref` on the binding there.
+        let value = Ident::new("__mrtr_value", Span::mixed_site());
+        quote!({
+            #take
+            let #value = #mac;
+            #put_back
+            #value
+        })
+    }
+
+    /// `m!(..);` as a statement, left in its block so the names it may declare stay visible.
+    fn guarded_stmt(&mut self, stmt: TokenStream, call: Span) -> TokenStream {
+        let (take, put_back) = self.guard(call);
+        quote!(#take #stmt #put_back)
     }
 
     fn native_loop(&mut self, label: Option<&syn::Label>, f: impl FnOnce(&mut Self)) {
@@ -1357,10 +1507,34 @@ impl VisitMut for Jumps<'_, '_> {
                     self.visit_expr_mut(otherwise);
                 }
             }
+            Expr::Macro(call) if self.needs_guard(&call.mac) => {
+                self.visit_macro_mut(&mut call.mac);
+                let span = call.mac.span();
+                *expr = Expr::Verbatim(self.guarded_expr(call.to_token_stream(), span));
+            }
             // `break` cannot leave a closure, an async block or an item.
             Expr::Closure(_) | Expr::Async(_) => {}
             _ => visit_mut::visit_expr_mut(self, expr),
         }
+    }
+
+    fn visit_stmt_mut(&mut self, stmt: &mut Stmt) {
+        let tail = std::mem::take(&mut self.tail);
+        let Stmt::Macro(call) = stmt else {
+            return visit_mut::visit_stmt_mut(self, stmt);
+        };
+        if !self.needs_guard(&call.mac) {
+            return self.visit_macro_mut(&mut call.mac);
+        }
+        self.visit_macro_mut(&mut call.mac);
+        let span = call.mac.span();
+        // `m! { .. }` ending a block is that block's value.
+        let guarded = if tail && call.semi_token.is_none() {
+            self.guarded_expr(call.to_token_stream(), span)
+        } else {
+            self.guarded_stmt(call.to_token_stream(), span)
+        };
+        *stmt = Stmt::Expr(Expr::Verbatim(guarded), None);
     }
 
     fn visit_arm_mut(&mut self, arm: &mut syn::Arm) {
@@ -1375,7 +1549,9 @@ impl VisitMut for Jumps<'_, '_> {
 
     fn visit_block_mut(&mut self, block: &mut SynBlock) {
         self.scoped(Vec::new(), |jumps| {
-            for stmt in &mut block.stmts {
+            let count = block.stmts.len();
+            for (index, stmt) in block.stmts.iter_mut().enumerate() {
+                jumps.tail = index + 1 == count;
                 jumps.visit_stmt_mut(stmt);
                 if let Stmt::Local(local) = stmt {
                     let names = pattern_bindings(&local.pat, &|_| true)
@@ -1407,6 +1583,63 @@ impl VisitMut for Jumps<'_, '_> {
     }
 
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// The guard of the `index`th guarded macro call, located at the call. A guard is moved out
+/// while another macro's expansion runs inside a loop that asks, and put back after it: a
+/// `continue` hidden in that expansion would restart the machine's loop, not the author's, so
+/// rustc refuses it at the call (E0382, "value moved here, in previous iteration of loop", a
+/// value of type `ContinueInsideAnotherMacroCannotReachALoopThatAsks`).
+pub(crate) fn guard_ident(index: usize, call: Span) -> Ident {
+    let span = Span::mixed_site().located_at(call);
+    format_ident!("__mrtr_continue_guard_{}", index, span = span)
+}
+
+/// Standard macros whose expansions never `break` or `continue` by themselves.
+const JUMP_FREE: &[&str] = &[
+    "assert",
+    "assert_eq",
+    "assert_ne",
+    "concat",
+    "dbg",
+    "debug_assert",
+    "debug_assert_eq",
+    "debug_assert_ne",
+    "eprint",
+    "eprintln",
+    "format",
+    "format_args",
+    "matches",
+    "panic",
+    "print",
+    "println",
+    "stringify",
+    "todo",
+    "unimplemented",
+    "unreachable",
+    "vec",
+    "write",
+    "writeln",
+];
+
+/// A standard macro call with no other macro call among its tokens: nothing in its
+/// expansion can jump (a jump written among its tokens is refused on its own).
+fn jump_free(mac: &syn::Macro) -> bool {
+    fn calls_a_macro(tokens: TokenStream) -> bool {
+        let mut previous_is_ident = false;
+        tokens.into_iter().any(|token| {
+            let found = match &token {
+                proc_macro2::TokenTree::Punct(punct) => punct.as_char() == '!' && previous_is_ident,
+                proc_macro2::TokenTree::Group(group) => calls_a_macro(group.stream()),
+                _ => false,
+            };
+            previous_is_ident = matches!(token, proc_macro2::TokenTree::Ident(_));
+            found
+        })
+    }
+    let name = mac.path.segments.last().map(|segment| &segment.ident);
+    name.is_some_and(|name| JUMP_FREE.iter().any(|known| name == known))
+        && !calls_a_macro(mac.tokens.clone())
 }
 
 /// A `break` or `continue` keyword among a macro's tokens.

@@ -95,7 +95,8 @@ fn lower(function: &ItemFn, signature: &Signature<'_>, errors: &mut Errors) -> L
         }
         None => (Vec::new(), false),
     };
-    let program = lowerer.lower_body(&function.block);
+    let mut program = lowerer.lower_body(&function.block);
+    program.literals = syntax::string_literals(function.block.to_token_stream());
     let live = liveness::live_in(&program);
     Lowered {
         program,
@@ -395,7 +396,7 @@ fn expand_machine(
         options,
         &asks(program, krate),
     );
-    let descriptor_trait = kind.descriptor_trait();
+    let (descriptor_trait, descriptor_type) = (kind.descriptor_trait(), kind.descriptor_type());
     // Located at the return type: an output the kind cannot send is reported there.
     let finish =
         kind.finish(proc_macro2::Span::call_site().located_at(syn::spanned::Spanned::span(output)));
@@ -456,6 +457,15 @@ fn expand_machine(
         #[automatically_derived]
         impl #krate::__private::#descriptor_trait for #ident {
             #descriptor
+        }
+
+        #(#cfgs)*
+        #[automatically_derived]
+        impl #krate::__private::Generated for #ident {
+            type Descriptor = #krate::__private::#descriptor_type;
+            fn describe(&self) -> Self::Descriptor {
+                <Self as #krate::__private::#descriptor_trait>::descriptor(self)
+            }
         }
     }
 }
@@ -529,7 +539,7 @@ fn fallback(kind: Kind, function: &ItemFn, options: &Options) -> TokenStream {
     let cfgs = cfgs(function);
     let unit = unit_value(function, None);
     let descriptor = descriptor(kind, function, None, options, &[]);
-    let descriptor_trait = kind.descriptor_trait();
+    let (descriptor_trait, descriptor_type) = (kind.descriptor_trait(), kind.descriptor_type());
     quote! {
         #unit
 
@@ -549,6 +559,14 @@ fn fallback(kind: Kind, function: &ItemFn, options: &Options) -> TokenStream {
         #(#cfgs)*
         impl #krate::__private::#descriptor_trait for #ident {
             #descriptor
+        }
+
+        #(#cfgs)*
+        impl #krate::__private::Generated for #ident {
+            type Descriptor = #krate::__private::#descriptor_type;
+            fn describe(&self) -> Self::Descriptor {
+                <Self as #krate::__private::#descriptor_trait>::descriptor(self)
+            }
         }
     }
 }

@@ -1,6 +1,8 @@
 //! Questions about the author's syntax that the lowering asks: where an `ask!` is, what a
 //! statement binds, whether it visibly diverges, which sub-expression is evaluated first.
 
+use proc_macro2::TokenStream;
+use quote::ToTokens;
 use syn::visit::Visit;
 use syn::{Expr, Ident, Local, Pat, Stmt};
 
@@ -87,7 +89,17 @@ pub(crate) fn is_borrow(local: &Local) -> bool {
         .init
         .as_ref()
         .is_some_and(|init| matches!(&*init.expr, Expr::Reference(_)));
-    typed_as_reference || takes_reference
+    // `let s: &str = "..";` is a string literal, which a kept value can come back as.
+    let literal = local.init.as_ref().is_some_and(|init| {
+        matches!(
+            &*init.expr,
+            Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(_),
+                ..
+            })
+        )
+    });
+    (typed_as_reference && !literal) || takes_reference
 }
 
 /// Names bound with `ref` in a pattern.
@@ -121,13 +133,6 @@ pub(crate) fn leftmost_ask(expr: &mut Expr) -> Option<&mut Expr> {
         return Some(expr);
     }
     leftmost_child(expr).and_then(leftmost_ask)
-}
-
-pub(crate) fn leftmost_verbatim(expr: &mut Expr) -> Option<&mut Expr> {
-    if matches!(expr, Expr::Verbatim(_)) {
-        return Some(expr);
-    }
-    leftmost_child(expr).and_then(leftmost_verbatim)
 }
 
 /// The sub-expression evaluated first, where moving it before the rest changes nothing.
@@ -200,4 +205,27 @@ pub(crate) fn assigned_key(expr: &Expr) -> Option<Ident> {
         Expr::Path(path) => path.path.get_ident().cloned(),
         _ => None,
     }
+}
+
+/// The string literals among `tokens` (another macro's tokens included), sorted and without
+/// repeats: a kept `&'static str` that equals one comes back as that literal.
+pub(crate) fn string_literals(tokens: TokenStream) -> Vec<String> {
+    fn collect(tokens: TokenStream, found: &mut Vec<String>) {
+        for token in tokens {
+            match token {
+                proc_macro2::TokenTree::Group(group) => collect(group.stream(), found),
+                proc_macro2::TokenTree::Literal(literal) => {
+                    if let Ok(text) = syn::parse2::<syn::LitStr>(literal.into_token_stream()) {
+                        found.push(text.value());
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut found = Vec::new();
+    collect(tokens, &mut found);
+    found.sort();
+    found.dedup();
+    found
 }

@@ -82,6 +82,10 @@ impl ::mrtr::__private::Machine for __mrtr_machine_pick_even {
                         __mrtr_private::fail(& __mrtr_channel, error). await {}, }
                     };
                 }
+                const __MRTR_LITERALS: &[&str] = &[
+                    "An even number?",
+                    "{even} after {tries} tries",
+                ];
                 #[allow(unused_mut, unused_assignments)]
                 let mut __mrtr_slot_tries = ::core::option::Option::None;
                 #[allow(unused_mut, unused_assignments)]
@@ -102,7 +106,8 @@ impl ::mrtr::__private::Machine for __mrtr_machine_pick_even {
                             __mrtr_slot_tries))])
                         );
                         __mrtr_slot_tries = __mrtr_try!(
-                            __mrtr_private::restore(& __mrtr_frame, "tries")
+                            __mrtr_private::restore(& __mrtr_frame, "tries",
+                            __MRTR_LITERALS)
                         );
                     }
                     _ => {
@@ -247,5 +252,12 @@ impl ::mrtr::__private::Tool for __mrtr_machine_pick_even {
         __mrtr_descriptor.max_rounds = ::core::option::Option::Some(5);
         __mrtr_descriptor.single_use = false;
         __mrtr_descriptor
+    }
+}
+#[automatically_derived]
+impl ::mrtr::__private::Generated for __mrtr_machine_pick_even {
+    type Descriptor = ::mrtr::__private::ToolDescriptor;
+    fn describe(&self) -> Self::Descriptor {
+        <Self as ::mrtr::__private::Tool>::descriptor(self)
     }
 }

@@ -86,6 +86,12 @@ impl ::mrtr::__private::Machine for __mrtr_machine_order {
                         __mrtr_private::fail(& __mrtr_channel, error). await {}, }
                     };
                 }
+                const __MRTR_LITERALS: &[&str] = &[
+                    "\n",
+                    "Extra?",
+                    "Size of {item}?",
+                    "{item}: {:?} {:?}",
+                ];
                 #[allow(unused_mut, unused_variables)]
                 let mut __mrtr_parsed_arguments: ::core::option::Option<OrderArgs> = ::core::option::Option::Some(
                     __mrtr_try!(__mrtr_private::arguments(__mrtr_arguments)),
@@ -118,13 +124,16 @@ impl ::mrtr::__private::Machine for __mrtr_machine_order {
                             __mrtr_slot_lines))])
                         );
                         __mrtr_slot_lines = __mrtr_try!(
-                            __mrtr_private::restore(& __mrtr_frame, "lines")
+                            __mrtr_private::restore(& __mrtr_frame, "lines",
+                            __MRTR_LITERALS)
                         );
                         __mrtr_slot_iter_1 = __mrtr_try!(
-                            __mrtr_private::restore(& __mrtr_frame, "__mrtr_iter_1")
+                            __mrtr_private::restore(& __mrtr_frame, "__mrtr_iter_1",
+                            __MRTR_LITERALS)
                         );
                         __mrtr_slot_item = __mrtr_try!(
-                            __mrtr_private::restore(& __mrtr_frame, "item")
+                            __mrtr_private::restore(& __mrtr_frame, "item",
+                            __MRTR_LITERALS)
                         );
                     }
                     _ => {
@@ -320,5 +329,12 @@ impl ::mrtr::__private::Tool for __mrtr_machine_order {
             .asks([::mrtr::__private::InputKind::FormElicitation]);
         __mrtr_descriptor.single_use = false;
         __mrtr_descriptor
+    }
+}
+#[automatically_derived]
+impl ::mrtr::__private::Generated for __mrtr_machine_order {
+    type Descriptor = ::mrtr::__private::ToolDescriptor;
+    fn describe(&self) -> Self::Descriptor {
+        <Self as ::mrtr::__private::Tool>::descriptor(self)
     }
 }

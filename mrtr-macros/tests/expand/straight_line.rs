@@ -88,6 +88,11 @@ impl ::mrtr::__private::Machine for __mrtr_machine_get_weather {
                     };
                 }
                 let cx: &Context = __mrtr_cx;
+                const __MRTR_LITERALS: &[&str] = &[
+                    "No login given, nothing personalised.",
+                    "Please provide your GitHub username",
+                    "{}: {forecast} (for {})",
+                ];
                 #[allow(unused_mut, unused_variables)]
                 let mut __mrtr_parsed_arguments: ::core::option::Option<WeatherArgs> = ::core::option::Option::Some(
                     __mrtr_try!(__mrtr_private::arguments(__mrtr_arguments)),
@@ -110,7 +115,8 @@ impl ::mrtr::__private::Machine for __mrtr_machine_get_weather {
                             __mrtr_slot_forecast))])
                         );
                         __mrtr_slot_forecast = __mrtr_try!(
-                            __mrtr_private::restore(& __mrtr_frame, "forecast")
+                            __mrtr_private::restore(& __mrtr_frame, "forecast",
+                            __MRTR_LITERALS)
                         );
                     }
                     _ => {
@@ -233,5 +239,12 @@ impl ::mrtr::__private::Tool for __mrtr_machine_get_weather {
         );
         __mrtr_descriptor.single_use = false;
         __mrtr_descriptor
+    }
+}
+#[automatically_derived]
+impl ::mrtr::__private::Generated for __mrtr_machine_get_weather {
+    type Descriptor = ::mrtr::__private::ToolDescriptor;
+    fn describe(&self) -> Self::Descriptor {
+        <Self as ::mrtr::__private::Tool>::descriptor(self)
     }
 }

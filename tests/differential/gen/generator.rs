@@ -110,6 +110,27 @@ pub const FEATURES: &[(&str, bool, &str)] = &[
         "ask! as the first element of a tuple or the first argument of Some(..)",
     ),
     ("ask_assign", true, "x = ask!(..)..., x ^= ask!(..)..."),
+    (
+        "marked_some",
+        true,
+        "Some of what encodes as null: Some(None), Some(Marker), Some(())",
+    ),
+    (
+        "static_str",
+        true,
+        "&'static str string literals kept across asks",
+    ),
+    (
+        "spent_range",
+        true,
+        "for over an inclusive range already advanced (or exhausted) by next()",
+    ),
+    (
+        "user_macro",
+        true,
+        "a macro_rules! of the body, called in expressions and as a statement",
+    ),
+    ("stmt_attr", true, "lint attributes on statements that ask"),
 ];
 
 /// A `match` arm's pattern, and the binding it introduces with its type.
@@ -236,6 +257,14 @@ pub enum Ty {
     AnsN,
     /// `Answer<C>`
     AnsC,
+    /// `Option<Option<i64>>`
+    OptOpt,
+    /// `Option<Marker>`
+    OptMarker,
+    /// `Option<()>`
+    OptUnit,
+    /// `&'static str`
+    StaticStr,
 }
 
 impl Ty {
@@ -256,6 +285,19 @@ impl Ty {
             Ty::VecI64 => "Vec<i64>",
             Ty::AnsN => "Answer<N>",
             Ty::AnsC => "Answer<C>",
+            Ty::OptOpt => "Option<Option<i64>>",
+            Ty::OptMarker => "Option<Marker>",
+            Ty::OptUnit => "Option<()>",
+            Ty::StaticStr => "&'static str",
+        }
+    }
+
+    /// `: T` for a `let` whose value a construct produces. A `&'static str` goes without:
+    /// a `let` annotated with a reference type is kept only when its value is a literal.
+    fn annotation(self) -> String {
+        match self {
+            Ty::StaticStr => String::new(),
+            ty => format!(": {}", ty.rust()),
         }
     }
 
@@ -442,6 +484,12 @@ impl<'f> Gen<'f> {
         if self.f.on("null_values") {
             tys.extend([Ty::Unit, Ty::Marker, Ty::F64]);
         }
+        if self.f.on("marked_some") {
+            tys.extend([Ty::OptOpt, Ty::OptMarker, Ty::OptUnit]);
+        }
+        if self.f.on("static_str") {
+            tys.push(Ty::StaticStr);
+        }
         tys
     }
 
@@ -474,6 +522,10 @@ impl<'f> Gen<'f> {
         let nulls = self.f.on("null_values");
         match ty {
             Ty::I64 => match self.rng.below(if deep { 9 } else { 2 }) {
+                0 if deep && self.f.on("user_macro") && self.rng.chance(30) => {
+                    let a = self.expr(Ty::I64, depth + 1);
+                    format!("twice!({a})")
+                }
                 0 | 1 => self.lit_i64(),
                 2 => {
                     let a = self.expr(Ty::I64, depth + 1);
@@ -657,6 +709,23 @@ impl<'f> Gen<'f> {
             },
             Ty::AnsN => "Answer::<N>::Decline".to_owned(),
             Ty::AnsC => "Answer::<C>::Cancel".to_owned(),
+            Ty::OptOpt => match self.rng.below(3) {
+                0 => "Some(None::<i64>)".to_owned(),
+                1 => "None::<Option<i64>>".to_owned(),
+                _ => {
+                    let a = self.expr(Ty::I64, depth + 1);
+                    format!("Some(Some({a}))")
+                }
+            },
+            Ty::OptMarker => (*self.rng.pick(&["Some(Marker)", "None::<Marker>"])).to_owned(),
+            Ty::OptUnit => (*self.rng.pick(&["Some(())", "None::<()>"])).to_owned(),
+            Ty::StaticStr => match self.rng.below(if deep { 3 } else { 2 }) {
+                0 | 1 => (*self.rng.pick(&["\"a\"", "\"\"", "\"q\\\"uote\"", "\"é\""])).to_owned(),
+                _ => {
+                    let c = self.expr(Ty::Bool, depth + 1);
+                    format!("if {c} {{ \"yes\" }} else {{ \"no\" }}")
+                }
+            },
         }
     }
 
@@ -748,6 +817,11 @@ impl<'f> Gen<'f> {
     fn trace(&mut self) {
         let id = self.next_id();
         let vars = self.visible();
+        if self.f.on("user_macro") && !vars.is_empty() && self.rng.chance(15) {
+            let var = self.rng.pick(&vars).clone();
+            self.line(&format!("note!(({id}, &{}));", var.name));
+            return;
+        }
         let mut args = Vec::new();
         let mut text = format!("L{id}");
         for _ in 0..self.rng.below(3) {
@@ -960,9 +1034,11 @@ impl<'f> Gen<'f> {
             && self.rng.chance(60)
             && !matches!(
                 ty,
-                Ty::VecI64 | Ty::Items | Ty::OptI64 | Ty::AnsN | Ty::AnsC
+                Ty::VecI64 | Ty::Items | Ty::OptI64 | Ty::AnsN | Ty::AnsC | Ty::OptOpt
             )
+            || ty == Ty::StaticStr
         {
+            // `let s: &str = ..` is kept only when its value is a literal.
             String::new()
         } else {
             format!(": {}", ty.rust())
@@ -976,7 +1052,7 @@ impl<'f> Gen<'f> {
         // A value-producing construct.
         if self.depth < 4 && self.rng.chance(30) {
             let ty = self.random_ty();
-            let ann = format!(": {}", ty.rust());
+            let ann = ty.annotation();
             let pick = self.rng.below(4);
             let (head, used) = match pick {
                 0 if self.f.on("if") => (format!("let {mut_kw}{name}{ann} = "), None),
@@ -1034,6 +1110,9 @@ impl<'f> Gen<'f> {
                 .pick(&[Ty::AnsN, Ty::AnsC, Ty::I64, Ty::Bool, Ty::OptI64, Ty::AnsN]);
             if let Some(e) = self.ask_expr(ty, true) {
                 let ann = self.annotate(ty);
+                if self.f.on("stmt_attr") && self.rng.chance(25) {
+                    self.line("#[allow(unused_mut)]");
+                }
                 self.line(&format!("let {mut_kw}{name}{ann} = {e};"));
                 self.declare(&name, ty, mutable);
                 return 1;
@@ -1472,9 +1551,13 @@ impl<'f> Gen<'f> {
             3 => {
                 let name = self.name_for_pattern();
                 let body_budget = budget / iterations;
-                let range = match self.rng.below(3) {
+                let spent = self.f.on("spent_range");
+                let range = match self.rng.below(if spent { 5 } else { 3 }) {
                     0 => format!("0i64..{iterations}"),
                     1 => format!("1i64..={iterations}"),
+                    // Advanced by `next()` before the loop; the second one is exhausted.
+                    3 => format!("{{ let mut spent = 0i64..={iterations}; spent.next(); spent }}"),
+                    4 => "{ let mut spent = 1i64..=1; spent.next(); spent }".to_owned(),
                     _ => {
                         let lo = self.expr(Ty::I64, 1);
                         let lo = format!("({lo}).rem_euclid(100)");
@@ -1531,7 +1614,7 @@ impl<'f> Gen<'f> {
         let label = format!("'{}", self.fresh_name("blk"));
         let name = self.name_for_binding();
         let ty = self.random_ty();
-        self.open(&format!("let {name}: {} = {label}: {{", ty.rust()));
+        self.open(&format!("let {name}{} = {label}: {{", ty.annotation()));
         self.loops.push(LoopCtx {
             label: Some(label.clone()),
             value: Some(ty),
@@ -1558,6 +1641,10 @@ impl<'f> Gen<'f> {
         }
         if self.f.on("width_capture") {
             self.line("let wd: usize = 6;");
+        }
+        if self.f.on("user_macro") {
+            self.line("macro_rules! twice { ($e:expr) => { ($e).wrapping_mul(2) }; }");
+            self.line("macro_rules! note { ($e:expr) => { t(format!(\"M {:?}\", $e)); }; }");
         }
         let rounds = 2 + self.rng.below(7) as u32;
         let used = self.stmts(rounds, 3);
