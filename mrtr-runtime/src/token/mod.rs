@@ -498,11 +498,20 @@ impl StateCodecBuilder {
     }
 }
 
+/// The line printed to stderr, once per process, when no key is configured.
+pub(crate) const NO_KEY_WARNING: &str = "mrtr: no requestState key configured (MRTR_STATE_KEYS): \
+     using a random key for this process only, so its tokens will not survive a restart or work \
+     on another instance; run `mrtr keygen` and set MRTR_STATE_KEYS=<its output> on every instance";
+
 /// One random key per process, so that every codec built without configuration (rmcp's HTTP
 /// service builds a handler per request) accepts the others' tokens.
 fn process_key_ring() -> KeyRing {
     static PROCESS_KEY: OnceLock<SecretKey> = OnceLock::new();
     let key = PROCESS_KEY.get_or_init(|| {
+        // Straight to stderr as well: a server without a tracing subscriber (the quick start
+        // installs none) would otherwise only show `invalid requestState` on its second
+        // instance. stdout is left alone: over stdio it carries the protocol.
+        eprintln!("{NO_KEY_WARNING}");
         tracing::warn!(
             target: "mrtr::state",
             "no requestState key configured: using a random key for this process only. \
