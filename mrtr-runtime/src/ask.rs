@@ -154,7 +154,7 @@ pub mod elicit {
     /// the selected option's value, validated against exactly the options that were shown.
     ///
     /// ```
-    /// use mrtr_runtime::elicit::{self, Pick};
+    /// use mrtr::elicit::{self, Pick};
     /// let offers = vec![("AF1234", "Paris 09:10, 120 EUR"), ("LH88", "Paris 11:45, 98 EUR")];
     /// let question = elicit::choice("Which flight?", offers.into_iter().map(Pick::from));
     /// # let _ = question;
@@ -181,7 +181,7 @@ pub mod elicit {
     /// otherwise.
     ///
     /// ```
-    /// use mrtr_runtime::elicit::{self, Pick};
+    /// use mrtr::elicit::{self, Pick};
     /// let toppings = ["cheese", "olives", "basil"];
     /// let question = elicit::choices("Which toppings?", toppings).min_items(1).max_items(2);
     /// # let _ = question;

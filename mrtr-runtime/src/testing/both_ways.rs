@@ -20,7 +20,7 @@ const MAX_RUN_ROUNDS: u32 = 64;
 /// [`Harness::run`] (MRTR) and [`Harness::run_legacy`] (a 2025-11-25 session).
 ///
 /// ```
-/// use mrtr_runtime::testing::{Script, answer};
+/// use mrtr::testing::{Script, answer};
 /// use serde_json::json;
 /// let script = Script::new()
 ///     .answer("number", answer::accept(json!({"number": 3})))

@@ -21,7 +21,7 @@ pub const GOLDEN_ENV_VAR: &str = "MRTR_GOLDEN";
 /// with, and the check that the current build resumes them all.
 ///
 /// ```no_run
-/// # use mrtr_runtime::testing::{GoldenStates, Harness, answer};
+/// # use mrtr::testing::{GoldenStates, Harness, answer};
 /// # use serde_json::json;
 /// # async fn demo(harness: Harness) {
 /// let mut golden = GoldenStates::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/book.json"));

@@ -11,7 +11,7 @@
 //!   payloads), for deployments that want to inspect tokens.
 //!
 //! ```
-//! use mrtr_runtime::token::{Binding, Fingerprint, KeyId, KeyRing, SecretKey, StateCodec};
+//! use mrtr::token::{Binding, Fingerprint, KeyId, KeyRing, SecretKey, StateCodec};
 //! use serde_json::json;
 //!
 //! let ring = KeyRing::with_signing_key(KeyId::new("k1")?, SecretKey::random());
