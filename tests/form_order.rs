@@ -1,6 +1,7 @@
 //! Form fields reach a real client in the order they were declared, in `properties` and in
 //! `required`: clients show the fields in property order. rmcp's client (Discover lifecycle,
-//! automatic MRTR loop) talks over a TCP socket, and the test reads the JSON text it received.
+//! automatic MRTR loop) talks over a TCP socket to `Server::handle` behind a line-per-message
+//! host, and to `McpServer`; the test reads the JSON text the client received.
 
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
@@ -173,6 +174,23 @@ fn asking<'a>(received: &'a str, key: &str) -> &'a str {
         .unwrap_or_else(|| panic!("no input_required asking {key} in {received}"))
 }
 
+#[test]
+fn derived_and_built_schemas_keep_declaration_order() {
+    let derived = serde_json::to_string(&Profile::requested_schema()).unwrap();
+    assert_in_order(&derived, "\"properties\"", &["role", "nickname", "age"]);
+    assert!(derived.contains(r#""required":["role","age"]"#), "{derived}");
+    // A hand-built form: the order of the `field` calls.
+    let mut built = mrtr::FormSchema::default();
+    for name in ["zeta", "alpha", "mu"] {
+        let mut property = serde_json::Map::new();
+        property.insert("type".into(), "string".into());
+        built.field(name, property, true);
+    }
+    let built = serde_json::to_string(&built.into_value()).unwrap();
+    assert_in_order(&built, "\"properties\"", &["zeta", "alpha", "mu"]);
+    assert!(built.contains(r#""required":["zeta","alpha","mu"]"#), "{built}");
+}
+
 #[tokio::test]
 async fn a_form_reaches_rmcps_client_in_declaration_order() {
     let received = client_run(|listener| tokio::spawn(serve_lines(listener, server()))).await;
@@ -185,11 +203,9 @@ async fn a_form_reaches_rmcps_client_in_declaration_order() {
     assert!(teams.contains(r#""required":["teams"]"#), "{teams}");
 }
 
-/// The same through `McpServer`, rmcp's server. rmcp 3.11 models `requestedSchema` with its
-/// own `ElicitationSchema`, whose `properties` is a `BTreeMap`: until the rmcp host sends form
-/// schemas without that detour (`mrtr-runtime/src/rmcp/convert.rs`), they leave it sorted.
+/// The same through `McpServer`, rmcp's server: rmcp's `ElicitationSchema` keeps the order the
+/// schema was read in (`property_order`) and writes it back in that order.
 #[tokio::test]
-#[ignore = "needs the rmcp host to keep requestedSchema's order (mrtr-runtime/src/rmcp/convert.rs)"]
 async fn a_form_reaches_rmcps_client_in_declaration_order_through_mcp_server() {
     let received = client_run(|listener| {
         tokio::spawn(async move {
@@ -204,4 +220,6 @@ async fn a_form_reaches_rmcps_client_in_declaration_order_through_mcp_server() {
     let profile = asking(&received, "profile");
     assert_in_order(profile, "\"properties\"", &["role", "nickname", "age"]);
     assert!(profile.contains(r#""required":["role","age"]"#), "{profile}");
+    let teams = asking(&received, "teams");
+    assert!(teams.contains(r#""properties":{"teams":"#), "{teams}");
 }

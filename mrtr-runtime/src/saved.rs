@@ -405,8 +405,28 @@ fn schemas() -> std::sync::MutexGuard<'static, Vec<(Value, Arc<[u8]>)>> {
     SCHEMAS.lock().unwrap_or_else(|poison| poison.into_inner())
 }
 
+/// Whether `a` and `b` are equal with their members in the same order. `Value`'s own equality
+/// ignores the order, which is the order a form's fields are shown in.
+fn same_in_order(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(a), Value::Object(b)) => {
+            a.len() == b.len()
+                && a.iter()
+                    .zip(b)
+                    .all(|((ka, va), (kb, vb))| ka == kb && same_in_order(va, vb))
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same_in_order(a, b))
+        }
+        _ => a == b,
+    }
+}
+
 fn schema_to_cbor(schema: &Value) -> Option<Arc<[u8]>> {
-    if let Some((_, cbor)) = schemas().iter().find(|(known, _)| known == schema) {
+    if let Some((_, cbor)) = schemas()
+        .iter()
+        .find(|(known, _)| same_in_order(known, schema))
+    {
         return Some(Arc::clone(cbor));
     }
     let mut cbor = Vec::new();
@@ -588,6 +608,46 @@ mod tests {
         encode_request("k", &unnamed, &none, &mut out);
         assert_eq!(out[0], TITLED_CHOICE);
         round_trip(unnamed, &none);
+    }
+
+    #[test]
+    fn a_form_stored_whole_comes_back_in_its_order() {
+        let none = KnownForms::default();
+        let form = |names: [&str; 2]| {
+            let mut properties = Map::new();
+            for name in names {
+                properties.insert(name.into(), json!({"type": "string"}));
+            }
+            InputRequest {
+                method: ELICITATION_CREATE.into(),
+                params: json!({"mode": "form", "message": "m", "requestedSchema": {
+                    "type": "object", "properties": properties}}),
+            }
+        };
+        // The same schema in two orders, one after the other: each keeps its own.
+        for names in [["b_first", "a_second"], ["a_second", "b_first"]] {
+            let request = form(names);
+            let mut pending = BTreeMap::new();
+            pending.insert(
+                "k".to_owned(),
+                PendingQuestion {
+                    request,
+                    answer: None,
+                    reasks: 0,
+                },
+            );
+            let state = SavedState {
+                point: 1,
+                kept_types: 0,
+                steps: 1,
+                frame: Frame::new(),
+                pending,
+            };
+            let decoded = SavedState::decode(&state.encode(&none), &none).unwrap();
+            let properties = &decoded.pending["k"].request.params["requestedSchema"]["properties"];
+            let order: Vec<&String> = properties.as_object().unwrap().keys().collect();
+            assert_eq!(order, names);
+        }
     }
 
     #[test]
