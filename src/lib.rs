@@ -79,9 +79,9 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub use mrtr_macros::{Choice, Form};
 // The attributes' documentation lives on the macros themselves (one copy, shown here too).
 pub use mrtr_macros::{prompt, resource, tool};
-pub use mrtr_macros::{Choice, Form};
 
 /// A harness for multi-round tools, prompts and resources (feature `testing`): drive a flow
 /// round by round with scripted answers, assert what each round asks, attack its tokens.

@@ -4,7 +4,10 @@
 /// The README's section "The rules of the state machine", without its heading.
 fn readme_rules(readme: &str) -> &str {
     let heading = "## The rules of the state machine\n";
-    let start = readme.find(heading).expect("the README has the rules section") + heading.len();
+    let start = readme
+        .find(heading)
+        .expect("the README has the rules section")
+        + heading.len();
     let end = start
         + readme[start..]
             .find("\n#")

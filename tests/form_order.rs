@@ -35,7 +35,13 @@ struct Profile {
 async fn onboard() -> Result<String, ToolError> {
     let profile = ask!(elicit::form::<Profile>("Who are you?")).accepted()?;
     let teams = ask!(elicit::choices("Which teams?", ["web", "data"])).accepted()?;
-    Ok(format!("{} ({}), {}: {}", profile.role, profile.age, profile.nickname.unwrap_or_default(), teams.join("+")))
+    Ok(format!(
+        "{} ({}), {}: {}",
+        profile.role,
+        profile.age,
+        profile.nickname.unwrap_or_default(),
+        teams.join("+")
+    ))
 }
 
 fn server() -> Server {
@@ -159,7 +165,10 @@ fn assert_in_order(text: &str, from: &str, names: &[&str]) {
             + text[start..]
                 .find(&quoted)
                 .unwrap_or_else(|| panic!("{name} not after {from} in {text}"));
-        assert!(at >= last, "{name} comes before the field declared before it: {text}");
+        assert!(
+            at >= last,
+            "{name} comes before the field declared before it: {text}"
+        );
         last = at;
     }
 }
@@ -169,7 +178,8 @@ fn asking<'a>(received: &'a str, key: &str) -> &'a str {
     received
         .lines()
         .find(|line| {
-            line.contains("\"input_required\"") && line.contains(&format!("\"inputRequests\":{{\"{key}\""))
+            line.contains("\"input_required\"")
+                && line.contains(&format!("\"inputRequests\":{{\"{key}\""))
         })
         .unwrap_or_else(|| panic!("no input_required asking {key} in {received}"))
 }
@@ -178,7 +188,10 @@ fn asking<'a>(received: &'a str, key: &str) -> &'a str {
 fn derived_and_built_schemas_keep_declaration_order() {
     let derived = serde_json::to_string(&Profile::requested_schema()).unwrap();
     assert_in_order(&derived, "\"properties\"", &["role", "nickname", "age"]);
-    assert!(derived.contains(r#""required":["role","age"]"#), "{derived}");
+    assert!(
+        derived.contains(r#""required":["role","age"]"#),
+        "{derived}"
+    );
     // A hand-built form: the order of the `field` calls.
     let mut built = mrtr::FormSchema::default();
     for name in ["zeta", "alpha", "mu"] {
@@ -188,7 +201,10 @@ fn derived_and_built_schemas_keep_declaration_order() {
     }
     let built = serde_json::to_string(&built.into_value()).unwrap();
     assert_in_order(&built, "\"properties\"", &["zeta", "alpha", "mu"]);
-    assert!(built.contains(r#""required":["zeta","alpha","mu"]"#), "{built}");
+    assert!(
+        built.contains(r#""required":["zeta","alpha","mu"]"#),
+        "{built}"
+    );
 }
 
 #[tokio::test]
@@ -196,7 +212,10 @@ async fn a_form_reaches_rmcps_client_in_declaration_order() {
     let received = client_run(|listener| tokio::spawn(serve_lines(listener, server()))).await;
     let profile = asking(&received, "profile");
     assert_in_order(profile, "\"properties\"", &["role", "nickname", "age"]);
-    assert!(profile.contains(r#""required":["role","age"]"#), "{profile}");
+    assert!(
+        profile.contains(r#""required":["role","age"]"#),
+        "{profile}"
+    );
     // The multi-select's one property is named after its ask key.
     let teams = asking(&received, "teams");
     assert!(teams.contains(r#""properties":{"teams":"#), "{teams}");
@@ -219,7 +238,10 @@ async fn a_form_reaches_rmcps_client_in_declaration_order_through_mcp_server() {
     .await;
     let profile = asking(&received, "profile");
     assert_in_order(profile, "\"properties\"", &["role", "nickname", "age"]);
-    assert!(profile.contains(r#""required":["role","age"]"#), "{profile}");
+    assert!(
+        profile.contains(r#""required":["role","age"]"#),
+        "{profile}"
+    );
     let teams = asking(&received, "teams");
     assert!(teams.contains(r#""properties":{"teams":"#), "{teams}");
 }

@@ -411,7 +411,8 @@ async fn a_three_round_flow_with_a_batch_runs_each_step_once() {
         json!({"const": "aisle", "title": "Aisle"})
     );
 
-    let answers = json!({"seat": accept(json!({"seat": "window"})), "meal": accept(json!({"meal": "veg"}))});
+    let answers =
+        json!({"seat": accept(json!({"seat": "window"})), "meal": accept(json!({"meal": "veg"}))});
     let round3 = client
         .call("book", json!({}), Some(answers), Some(&state(&round2)))
         .await;
@@ -435,7 +436,8 @@ async fn a_partly_answered_batch_keeps_the_valid_answer_and_asks_only_the_rest()
         .await;
     assert_eq!(keys(&round1), ["meal", "seat"]);
 
-    let partial = json!({"seat": accept(json!({"seat": "aisle"})), "meal": accept(json!({"meal": "beef"}))});
+    let partial =
+        json!({"seat": accept(json!({"seat": "aisle"})), "meal": accept(json!({"meal": "beef"}))});
     let round2 = client
         .call("book", json!({}), Some(partial), Some(&state(&round1)))
         .await;

@@ -26,7 +26,12 @@ fn child_starts_two_servers() {
 fn child_stderr(keys: Option<&str>) -> String {
     let mut command = Command::new(std::env::current_exe().expect("the test binary"));
     command
-        .args(["--exact", "child_starts_two_servers", "--nocapture", "--test-threads=1"])
+        .args([
+            "--exact",
+            "child_starts_two_servers",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env(CHILD, "1")
         .env_remove("RUST_LOG");
     match keys {
@@ -41,10 +46,17 @@ fn child_stderr(keys: Option<&str>) -> String {
 #[test]
 fn without_a_key_one_line_names_the_fix() {
     let stderr = child_stderr(None);
-    let lines: Vec<&str> = stderr.lines().filter(|line| line.contains("mrtr")).collect();
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|line| line.contains("mrtr"))
+        .collect();
     assert_eq!(lines.len(), 1, "one line for two servers: {stderr:?}");
     let line = lines[0];
-    for needed in ["no requestState key configured", "mrtr keygen", "MRTR_STATE_KEYS"] {
+    for needed in [
+        "no requestState key configured",
+        "mrtr keygen",
+        "MRTR_STATE_KEYS",
+    ] {
         assert!(line.contains(needed), "{needed:?} missing from {line:?}");
     }
 }
