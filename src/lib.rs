@@ -83,6 +83,11 @@ pub use mrtr_macros::{Choice, Form};
 // The attributes' documentation lives on the macros themselves (one copy, shown here too).
 pub use mrtr_macros::{prompt, resource, tool};
 
+/// `#[mrtr::tool]`'s documentation, whose examples run here, as `mrtr`'s doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../mrtr-macros/doc/tool.md")]
+struct ToolDocumentation;
+
 /// A harness for multi-round tools, prompts and resources (feature `testing`): drive a flow
 /// round by round with scripted answers, assert what each round asks, attack its tokens.
 ///
