@@ -45,6 +45,7 @@ mod inspect;
 mod keys;
 mod wire;
 
+use std::io::Write as _;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -510,8 +511,9 @@ fn process_key_ring() -> KeyRing {
     let key = PROCESS_KEY.get_or_init(|| {
         // Straight to stderr as well: a server without a tracing subscriber (the quick start
         // installs none) would otherwise only show `invalid requestState` on its second
-        // instance. stdout is left alone: over stdio it carries the protocol.
-        eprintln!("{NO_KEY_WARNING}");
+        // instance. stdout is left alone: over stdio it carries the protocol. A stderr that
+        // cannot be written to is no reason to stop the server (`eprintln!` would panic).
+        let _ = writeln!(std::io::stderr(), "{NO_KEY_WARNING}");
         tracing::warn!(
             target: "mrtr::state",
             "no requestState key configured: using a random key for this process only. \
