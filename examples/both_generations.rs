@@ -27,13 +27,14 @@ pub enum Seating {
     Terrace,
 }
 
+/// Seating first: clients show the fields in declaration order, not alphabetically.
 #[derive(Form, Debug)]
 pub struct Party {
+    /// Where would you like to sit?
+    pub seating: Seating,
     /// How many guests?
     #[form(minimum = 1, maximum = 12)]
     pub guests: u8,
-    /// Where would you like to sit?
-    pub seating: Seating,
 }
 
 #[derive(Form, Debug)]

@@ -183,7 +183,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         for (key, request) in requests {
             let answer = match key.as_str() {
                 "fare" => {
-                    json!({"choice": request["params"]["requestedSchema"]["properties"]["choice"]["oneOf"][1]["const"]})
+                    json!({"fare": request["params"]["requestedSchema"]["properties"]["fare"]["oneOf"][1]["const"]})
                 }
                 "seat" => json!({"seat": "window"}),
                 "meal" => json!({"meal": "vegetarian"}),

@@ -50,8 +50,9 @@
 //!
 //! ## Tools
 //!
-//! [`macro@tool`] turns an `async fn` with `ask!` points into a resumable machine; see the
-//! crate README for the rules (what runs once, what is kept, what is rejected at compile time).
+//! [`macro@tool`] turns an `async fn` with `ask!` points into a resumable machine; its
+//! documentation states the contract and the rules (what runs once, what is kept, what is
+//! refused at compile time), its options (`version`, `max_rounds`, ..) and how to test a tool.
 //!
 //! ```
 //! use mrtr::{Form, ToolError, elicit};
@@ -78,46 +79,14 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-/// Turns an `async fn` with `ask!` points into a multi-round MCP tool: a unit value of the
-/// same name implementing [`Machine`] and [`Tool`].
-///
-/// Options: `name = ".."` (default: the function's name), `description = ".."` (default: the
-/// doc comment), `max_rounds = N` (default: the server's, 10), `single_use`, and
-/// `crate = "path"` when `mrtr` is renamed.
-///
-/// The function is `async`, returns `Result<T, E>` (`T` a [`ToolOutput`], `E: Display`), and
-/// takes at most one argument parameter (`Deserialize + JsonSchema`) and an optional
-/// `&Context`. A `String` is one text block, [`Json`] structured content, and
-/// [`CallToolResult::with_content`] any blocks ([`content`]: images, audio, embedded
-/// resources).
-pub use mrtr_macros::tool;
-
-/// Turns an `async fn` with `ask!` points into a multi-round MCP prompt (`prompts/get`), with
-/// the same rules as [`macro@tool`].
-///
-/// The argument parameter, if any, is a struct of `String` (required) and `Option<String>`
-/// (optional) fields deriving `Deserialize` and `JsonSchema`: its properties are the prompt's
-/// arguments in `prompts/list`. The function returns `Result<T, E>` with `T` a
-/// [`PromptOutput`] (a `String`, a [`PromptMessage`] or a `Vec` of them). Options: `name`,
-/// `description`, `max_rounds`, `crate`.
-pub use mrtr_macros::prompt;
-
-/// Turns an `async fn` with `ask!` points into a resource or resource template whose
-/// `resources/read` may ask, with the same rules as [`macro@tool`].
-///
-/// `#[mrtr::resource(uri = "notes://{owner}/{id}")]`: the argument parameter, if any, is a
-/// struct with one `String` field per template variable, as sent (still percent-encoded). A
-/// value that is `.` or `..` (also encoded, `%2E%2E`), or holds `\`, `%2F` or `%5C` (either
-/// case), does not match, so a read that builds a path from it cannot leave its directory
-/// (see [`UriTemplate::matches`](crate::UriTemplate::matches)). A template is listed by
-/// `resources/templates/list`; a URI without variables (`uri = "notes://readme"`) names one
-/// resource, listed by `resources/list`. The function returns `Result<T, E>`
-/// with `T` a [`ResourceOutput`]. Options: `uri` (required), `name`, `description`,
-/// `mime_type`, `ttl_ms` and `cache_scope` (`"public"` or `"private"`: the cache hint of a read
-/// that carried no retry fields; a read that did always gets `ttlMs: 0`, `private`),
-/// `max_rounds`, `crate`.
-pub use mrtr_macros::resource;
 pub use mrtr_macros::{Choice, Form};
+// The attributes' documentation lives on the macros themselves (one copy, shown here too).
+pub use mrtr_macros::{prompt, resource, tool};
+
+/// `#[mrtr::tool]`'s documentation, whose examples run here, as `mrtr`'s doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../mrtr-macros/doc/tool.md")]
+struct ToolDocumentation;
 
 /// A harness for multi-round tools, prompts and resources (feature `testing`): drive a flow
 /// round by round with scripted answers, assert what each round asks, attack its tokens.

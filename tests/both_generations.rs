@@ -130,6 +130,28 @@ async fn sampling_and_roots_answered_or_failed_end_the_same() {
 }
 
 #[tokio::test]
+async fn the_official_clients_give_up_an_mrtr_call_whose_callback_refuses() {
+    let harness = Harness::tool(tools::haiku_and_roots);
+    let refused = Script::new()
+        .refuse("haiku", "sampling is not supported")
+        .answer("client_roots", answer::roots(&["file:///a"]));
+    // 2026-07-28: the Python and TypeScript clients fail the whole tools/call; the tool never
+    // gets Reply::Missing, and no retry reaches the server.
+    let mrtr = harness.run(json!({}), &refused).await;
+    assert!(mrtr.ended_by_client());
+    assert_eq!(
+        mrtr.error(),
+        Some(&json!({"code": -32603, "message": "sampling is not supported"}))
+    );
+    assert_eq!(mrtr.rounds(), 1, "the client sent no retry");
+    assert!(mrtr.keys().contains(&"haiku"));
+    // 2025-11-25: the same clients answer the request with the error, and the tool falls back.
+    let legacy = harness.run_legacy(json!({}), &refused).await;
+    assert!(!legacy.ended_by_client());
+    assert_eq!(legacy.text(), "no haiku / 1 root(s)");
+}
+
+#[tokio::test]
 async fn a_url_elicitation_carries_an_id_and_its_completion_is_announced() {
     let harness = Harness::builder_for_tool(tools::sign_in)
         .state(Arc::new(tools::SignIns::default()))

@@ -344,7 +344,7 @@ async fn a_flow_gets_the_same_answers_and_each_path_resumes_the_others_states() 
     let city = answer("city", json!({"city": "Porto"}));
     let round2 = pair.both(&retry(&round1.state(), city.clone()), true).await;
     let through_rmcp = send(&pair.rmcp, &retry(&round1.state(), city)).await;
-    let hotel = answer("hotel", json!({"choice": "Harbour"}));
+    let hotel = answer("hotel", json!({"hotel": "Harbour"}));
     let last_direct = pair
         .both(&retry(&through_rmcp.state(), hotel.clone()), true)
         .await;
@@ -358,7 +358,7 @@ async fn a_flow_gets_the_same_answers_and_each_path_resumes_the_others_states() 
     }
 
     // An answer outside the choice is asked again, the same way on both.
-    let wrong = answer("hotel", json!({"choice": "Motel"}));
+    let wrong = answer("hotel", json!({"hotel": "Motel"}));
     let again = pair.both(&retry(&round2.state(), wrong), true).await;
     assert_eq!(
         again.body.as_ref().unwrap()["result"]["resultType"],
@@ -491,7 +491,7 @@ async fn prompt_and_resource_rounds_get_the_same_answers() {
         asked.body.as_ref().unwrap()["result"]["resultType"],
         "input_required"
     );
-    let strict = answer("strictness", json!({"choice": "strict"}));
+    let strict = answer("strictness", json!({"strictness": "strict"}));
     let retry = json!({"requestState": asked.state(), "inputResponses": strict});
     let done = pair.both(&prompt(retry), true).await;
     let text = &done.body.as_ref().unwrap()["result"]["messages"][0]["content"]["text"];

@@ -116,7 +116,7 @@ async fn a_flight_is_searched_once_picked_from_the_offers_and_booked_once() {
     let harness = flight_harness();
     let trip: serde_json::Value = serde_json::from_str(TRIP).unwrap();
     let fares = harness.call(trip).await;
-    let offered: Vec<String> = fares.request("fare").schema()["properties"]["choice"]["oneOf"]
+    let offered: Vec<String> = fares.request("fare").schema()["properties"]["fare"]["oneOf"]
         .as_array()
         .unwrap()
         .iter()
@@ -126,7 +126,7 @@ async fn a_flight_is_searched_once_picked_from_the_offers_and_booked_once() {
 
     // A fare that was not offered is asked again; nothing is searched again.
     let wrong = fares
-        .answer([("fare", answer::accept(json!({"choice": "CDGLIS-9z"})))])
+        .answer([("fare", answer::accept(json!({"fare": "CDGLIS-9z"})))])
         .await;
     wrong.assert_asks(["fare"]);
     assert!(
@@ -137,7 +137,7 @@ async fn a_flight_is_searched_once_picked_from_the_offers_and_booked_once() {
     );
 
     let seating = fares
-        .answer([("fare", answer::accept(json!({"choice": "CDGLIS-1b"})))])
+        .answer([("fare", answer::accept(json!({"fare": "CDGLIS-1b"})))])
         .await;
     seating.assert_asks(["meal", "seat"]);
     let confirm = seating
@@ -189,7 +189,7 @@ async fn flight_decline_and_cancel_book_nothing() {
         "No fare picked, nothing booked."
     );
     let seating = fares
-        .answer([("fare", answer::accept(json!({"choice": "CDGLIS-1a"})))])
+        .answer([("fare", answer::accept(json!({"fare": "CDGLIS-1a"})))])
         .await;
     let cancelled = seating
         .answer([

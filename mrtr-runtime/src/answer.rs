@@ -59,9 +59,21 @@ impl<T> Answer<T> {
     }
 }
 
-/// The client's reply to a sampling or roots request, which have no decline: a client that
-/// cannot or will not answer simply leaves the key out. After one re-ask, a missing reply
-/// resolves as [`Reply::Missing`].
+/// The client's reply to a sampling or roots request, which have no decline.
+///
+/// [`Reply::Missing`] is what the tool gets when the client does not answer: over MRTR
+/// (2026-07-28) when it leaves the key out of `inputResponses` even after one re-ask, as the
+/// specification allows; over a 2025-11-25 session when it answers the request with an error.
+///
+/// **What the official clients really do.** In 2026-07-28 mode the Python (`mcp` 2.3) and
+/// TypeScript (`@modelcontextprotocol/client` 2.4) SDK clients never leave a key out: when
+/// their sampling or roots callback refuses, they fail the whole `tools/call` with the
+/// callback's error, so the call ends there and the tool never sees `Missing`. Over a 2025
+/// session the same clients answer the request with the error, and the tool gets `Missing`.
+/// Keep the `Missing` branch for those (and for MRTR clients that leave the key out), but do
+/// not count on it to rescue a 2026-07-28 call. The testing harness plays both:
+/// `Script::fail` leaves the key out, `Script::refuse` gives the call up like the official
+/// clients.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Reply<T> {
     /// The client answered.

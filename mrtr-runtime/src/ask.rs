@@ -8,10 +8,12 @@ use crate::answer::{Answer, Reply, Root, SampledMessage};
 use crate::form::Form;
 use crate::input::{ELICITATION_CREATE, InputRequest, ROOTS_LIST, SAMPLING_CREATE_MESSAGE};
 
-/// The property name of the single field of an [`elicit::choice`] form, unless renamed.
+/// The property name of the single field of an [`elicit::choice`] form until it is asked under
+/// a key (which then names it), unless renamed with [`Ask::field`].
 pub(crate) const CHOICE_FIELD: &str = "choice";
 
-/// The property name of the single field of an [`elicit::choices`] form, unless renamed.
+/// The property name of the single field of an [`elicit::choices`] form until it is asked
+/// under a key, unless renamed.
 const CHOICES_FIELD: &str = "choices";
 
 /// A question and the type of its answer (`A`). Build one with [`elicit::form`],
@@ -20,6 +22,9 @@ const CHOICES_FIELD: &str = "choices";
 #[must_use = "a question does nothing until it is passed to `ask!`"]
 pub struct Ask<A> {
     request: Option<InputRequest>,
+    /// A select whose one property has not been named with [`Ask::field`]: asked under a key,
+    /// the property takes the key's name.
+    named_by_key: bool,
     answer: PhantomData<fn() -> A>,
 }
 
@@ -27,18 +32,32 @@ impl<A> Ask<A> {
     fn new(request: Option<InputRequest>) -> Self {
         Self {
             request,
+            named_by_key: false,
             answer: PhantomData,
         }
     }
 
-    /// The request to embed in `inputRequests` (`None` for a state-only round).
+    /// The request to embed in `inputRequests` (`None` for a state-only round). A select not
+    /// named with [`Ask::field`] still has its placeholder property name here (`choice` or
+    /// `choices`); see [`Ask::into_request_for`].
     pub fn request(&self) -> Option<&InputRequest> {
         self.request.as_ref()
     }
 
-    /// Takes the request out.
+    /// Takes the request out, as built (a select keeps its placeholder property name).
     pub fn into_request(self) -> Option<InputRequest> {
         self.request
+    }
+
+    /// Takes the request out as it is asked under `key`: the one property of an
+    /// [`elicit::choice`] or [`elicit::choices`] not named with [`Ask::field`] is named `key`,
+    /// so a client that keys answers by the question's name finds it under that name.
+    pub fn into_request_for(self, key: &str) -> Option<InputRequest> {
+        if self.named_by_key {
+            self.rename_select(key.to_owned()).request
+        } else {
+            self.request
+        }
     }
 }
 
@@ -51,6 +70,7 @@ impl<A> Ask<A> {
     }
 
     fn rename_select(mut self, name: String) -> Self {
+        self.named_by_key = false;
         let Some(schema) = self
             .request
             .as_mut()
@@ -78,8 +98,9 @@ impl<A> Ask<A> {
 
 /// A single-select ([`elicit::choice`]).
 impl Ask<Answer<String>> {
-    /// Names the form's one property (`choice` by default), e.g. after what the options are:
-    /// `elicit::choice("Which flight?", offers).field("flight")`.
+    /// Names the form's one property, which is otherwise the ask's key (`choice` if it is
+    /// never asked under one): `ask!(pick = elicit::choice("Which flight?", offers)
+    /// .field("flight"))` asks under the key `pick` a form whose property is `flight`.
     pub fn field(self, name: impl Into<String>) -> Self {
         self.rename_select(name.into())
     }
@@ -87,7 +108,8 @@ impl Ask<Answer<String>> {
 
 /// A multi-select ([`elicit::choices`]).
 impl Ask<Answer<Vec<String>>> {
-    /// Names the form's one property (`choices` by default).
+    /// Names the form's one property, which is otherwise the ask's key (`choices` if it is
+    /// never asked under one).
     pub fn field(self, name: impl Into<String>) -> Self {
         self.rename_select(name.into())
     }
@@ -132,31 +154,34 @@ pub mod elicit {
     /// the selected option's value, validated against exactly the options that were shown.
     ///
     /// ```
-    /// use mrtr_runtime::elicit::{self, Pick};
+    /// use mrtr::elicit::{self, Pick};
     /// let offers = vec![("AF1234", "Paris 09:10, 120 EUR"), ("LH88", "Paris 11:45, 98 EUR")];
     /// let question = elicit::choice("Which flight?", offers.into_iter().map(Pick::from));
     /// # let _ = question;
     /// ```
     ///
-    /// The form's one property is `choice`; [`Ask::field`] names it otherwise.
+    /// The form's one property is named after the ask's key (`let flight = ask!(elicit::choice(..))`
+    /// sends a property `flight`); [`Ask::field`] names it otherwise.
     pub fn choice<I>(message: impl Into<String>, options: I) -> Ask<Answer<String>>
     where
         I: IntoIterator,
         I::Item: Into<Pick>,
     {
         let options: Vec<Pick> = options.into_iter().map(Into::into).collect();
-        let mut property = offered(&options, "oneOf");
+        let mut property = Map::new();
         property.insert("type".to_owned(), json!("string"));
+        property.extend(offered(&options, "oneOf"));
         select(message.into(), CHOICE_FIELD, property)
     }
 
     /// A multi-select built at run time. The answer is the selected options' values, each
     /// validated against exactly the options that were shown; [`Ask::min_items`] and
-    /// [`Ask::max_items`] bound how many, and [`Ask::field`] names the form's one property
-    /// (`choices` by default).
+    /// [`Ask::max_items`] bound how many. The form's one property is named after the ask's key
+    /// (`ask!(files = elicit::choices(..))` sends a property `files`); [`Ask::field`] names it
+    /// otherwise.
     ///
     /// ```
-    /// use mrtr_runtime::elicit::{self, Pick};
+    /// use mrtr::elicit::{self, Pick};
     /// let toppings = ["cheese", "olives", "basil"];
     /// let question = elicit::choices("Which toppings?", toppings).min_items(1).max_items(2);
     /// # let _ = question;
@@ -167,8 +192,9 @@ pub mod elicit {
         I::Item: Into<Pick>,
     {
         let options: Vec<Pick> = options.into_iter().map(Into::into).collect();
-        let mut items = offered(&options, "anyOf");
+        let mut items = Map::new();
         items.insert("type".to_owned(), json!("string"));
+        items.extend(offered(&options, "anyOf"));
         let mut property = Map::new();
         property.insert("type".to_owned(), json!("array"));
         property.insert("items".to_owned(), Value::Object(items));
@@ -195,18 +221,20 @@ pub mod elicit {
         schema
     }
 
-    /// A form with one required property, `field`.
+    /// A form with one required property, `field` until the ask's key names it.
     fn select<A>(message: String, field: &str, property: Map<String, Value>) -> Ask<A> {
         let mut properties = Map::new();
         properties.insert(field.to_owned(), Value::Object(property));
-        Ask::new(Some(InputRequest {
+        let mut ask = Ask::new(Some(InputRequest {
             method: ELICITATION_CREATE.to_owned(),
             params: json!({
                 "mode": "form",
                 "message": message,
                 "requestedSchema": {"type": "object", "properties": properties, "required": [field]},
             }),
-        }))
+        }));
+        ask.named_by_key = true;
+        ask
     }
 
     /// A URL-mode elicitation: the user is sent to `url` out of band (sign-in, payment).
@@ -334,7 +362,10 @@ impl SamplingRequest {
 ///
 /// **Deprecated by the specification** (MCP 2026-07-28, SEP-2577): still a valid input request,
 /// but prefer elicitation in new tools. The reply is [`Reply::Missing`] when the client leaves
-/// the key out even after one re-ask.
+/// the key out even after one re-ask, or, over a 2025-11-25 session, answers with an error.
+/// The official Python and TypeScript clients in 2026-07-28 mode do neither: when their
+/// sampling callback refuses, they fail the whole call, and the tool never sees `Missing`
+/// (see [`Reply`]).
 pub fn sample(request: SamplingRequest) -> Ask<Reply<SampledMessage>> {
     Ask::new(Some(InputRequest {
         method: SAMPLING_CREATE_MESSAGE.to_owned(),
@@ -346,7 +377,10 @@ pub fn sample(request: SamplingRequest) -> Ask<Reply<SampledMessage>> {
 ///
 /// **Deprecated by the specification** (MCP 2026-07-28, SEP-2577): still a valid input request,
 /// but prefer tool arguments or elicitation in new tools. The reply is [`Reply::Missing`] when
-/// the client leaves the key out even after one re-ask.
+/// the client leaves the key out even after one re-ask, or, over a 2025-11-25 session, answers
+/// with an error. The official Python and TypeScript clients in 2026-07-28 mode do neither:
+/// when their roots callback refuses, they fail the whole call, and the tool never sees
+/// `Missing` (see [`Reply`]).
 pub fn roots() -> Ask<Reply<Vec<Root>>> {
     Ask::new(Some(InputRequest {
         method: ROOTS_LIST.to_owned(),

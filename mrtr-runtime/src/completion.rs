@@ -4,7 +4,7 @@
 //! the `completions` capability.
 //!
 //! ```
-//! use mrtr_runtime::{Completion, CompletionRequest, Server, ToolError};
+//! use mrtr::{Completion, CompletionRequest, Server, ToolError};
 //!
 //! const CITIES: [&str; 3] = ["Lisbon", "London", "Paris"];
 //!

@@ -4,7 +4,7 @@
 //! annotations) can be written as JSON:
 //!
 //! ```
-//! use mrtr_runtime::{CallToolResult, PromptMessage, content};
+//! use mrtr::{CallToolResult, PromptMessage, content};
 //!
 //! let png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
 //! let result = CallToolResult::with_content([

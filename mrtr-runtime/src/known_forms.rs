@@ -20,9 +20,12 @@ pub(crate) struct KnownForms {
     forms: Vec<(u64, Value)>,
 }
 
-/// The id of `schema`: the first 8 bytes of SHA-256 over its JSON.
+/// The id of `schema`: the first 8 bytes of SHA-256 over its canonical JSON (RFC 8785). Its
+/// members are sorted, so the id does not depend on the order properties are declared in (the
+/// order they go on the wire in), and it is the id earlier builds, whose JSON objects were
+/// always sorted, derived.
 fn id(schema: &Value) -> u64 {
-    let json = serde_json::to_vec(schema).unwrap_or_default();
+    let json = crate::token::canonical_json(schema);
     let digest = Sha256::digest(&json);
     u64::from_be_bytes(digest[..8].try_into().expect("8 bytes"))
 }
@@ -73,6 +76,10 @@ mod tests {
         let other =
             json!({"type": "object", "properties": {"known_forms_test": {"type": "string"}}});
         assert_ne!(super::id(&other), id);
+        // The same members in another order: the same form, the same id.
+        let reordered =
+            json!({"properties": {"known_forms_test": {"type": "boolean"}}, "type": "object"});
+        assert_eq!(super::id(&reordered), id);
         assert_eq!(known.id_of(&other), None);
         assert_eq!(known.schema(super::id(&other)), None);
     }

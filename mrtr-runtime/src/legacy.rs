@@ -8,8 +8,8 @@
 //! client's part is played here: the questions of a round are sent to the client at once,
 //! their answers become the next round's `inputResponses`, the state is echoed byte for byte.
 //!
-//! The host supplies the session ([`LegacySession`]): `mrtr_runtime::rmcp` does for rmcp, and
-//! `mrtr_runtime::testing` simulates one.
+//! The host supplies the session ([`LegacySession`]): `mrtr::rmcp` does for rmcp, and
+//! `mrtr::testing` simulates one.
 
 use std::collections::BTreeSet;
 use std::future::{Future, poll_fn};

@@ -136,10 +136,12 @@ impl Suspension {
         self
     }
 
-    /// Adds `ask` under `key` (a state-only [`recheck`](crate::recheck) adds nothing).
+    /// Adds `ask` under `key` (a state-only [`recheck`](crate::recheck) adds nothing). A
+    /// select not named with [`Ask::field`] takes `key` as its property's name.
     pub fn ask<A>(mut self, key: impl Into<String>, ask: Ask<A>) -> Self {
-        if let Some(request) = ask.into_request() {
-            self.questions.push((key.into(), request));
+        let key = key.into();
+        if let Some(request) = ask.into_request_for(&key) {
+            self.questions.push((key, request));
         }
         self
     }

@@ -73,7 +73,7 @@ impl SavedState {
                     put_bytes(&mut out, &serde_json::to_vec(answer).unwrap_or_default());
                 }
             }
-            encode_request(&question.request, forms, &mut out);
+            encode_request(key, &question.request, forms, &mut out);
         }
         out
     }
@@ -100,7 +100,7 @@ impl SavedState {
                 1 => Some(serde_json::from_slice(input.bytes()?).ok()?),
                 _ => return None,
             };
-            let request = decode_request(&mut input, known_form)?;
+            let request = decode_request(&mut input, &key, known_form)?;
             let question = PendingQuestion {
                 request,
                 answer,
@@ -175,11 +175,15 @@ const TITLED_CHOICE: u8 = 2;
 const FORM: u8 = 3;
 const URL: u8 = 4;
 const KNOWN_FORM: u8 = 5;
+/// [`CHOICE`] and [`TITLED_CHOICE`] whose property is named after the question's key (what
+/// `elicit::choice` sends unless `.field(..)` names it): the name is not stored twice.
+const KEYED_CHOICE: u8 = 6;
+const KEYED_TITLED_CHOICE: u8 = 7;
 
-/// The property of an `elicit::choice` form.
+/// The property of an `elicit::choice` form never asked under a key.
 const CHOICE_FIELD: &str = crate::ask::CHOICE_FIELD;
 
-fn encode_request(request: &InputRequest, forms: &KnownForms, out: &mut Vec<u8>) {
+fn encode_request(key: &str, request: &InputRequest, forms: &KnownForms, out: &mut Vec<u8>) {
     if request.method == ELICITATION_CREATE
         && let Value::Object(params) = &request.params
         && params.len() == 3
@@ -199,7 +203,7 @@ fn encode_request(request: &InputRequest, forms: &KnownForms, out: &mut Vec<u8>)
                 let Some(schema) = params.get("requestedSchema") else {
                     return encode_generic(request, out);
                 };
-                if encode_choice(message, schema, out) {
+                if encode_choice(key, message, schema, out) {
                     return;
                 }
                 if let Some(id) = forms.id_of(schema) {
@@ -230,19 +234,33 @@ fn encode_generic(request: &InputRequest, out: &mut Vec<u8>) {
     );
 }
 
-/// Writes `schema` as a choice if it is exactly the shape [`choice_schema`] rebuilds.
-fn encode_choice(message: &str, schema: &Value, out: &mut Vec<u8>) -> bool {
+/// Writes `schema` as a choice if it is exactly the shape [`choice_schema`] rebuilds, with its
+/// property named `choice` or after `key`.
+fn encode_choice(key: &str, message: &str, schema: &Value, out: &mut Vec<u8>) -> bool {
     let Some(schema) = schema.as_object() else {
         return false;
     };
-    let exact = schema.len() == 3
-        && schema.get("type").and_then(Value::as_str) == Some("object")
-        && schema.get("required") == Some(&Value::Array(vec![CHOICE_FIELD.into()]));
+    let Some(name) = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .and_then(|required| match required.as_slice() {
+            [Value::String(name)] if name == CHOICE_FIELD || name == key => Some(name.as_str()),
+            _ => None,
+        })
+    else {
+        return false;
+    };
+    let (plain, titled) = if name == CHOICE_FIELD {
+        (CHOICE, TITLED_CHOICE)
+    } else {
+        (KEYED_CHOICE, KEYED_TITLED_CHOICE)
+    };
+    let exact = schema.len() == 3 && schema.get("type").and_then(Value::as_str) == Some("object");
     let Some(property) = schema
         .get("properties")
         .and_then(Value::as_object)
         .filter(|properties| exact && properties.len() == 1)
-        .and_then(|properties| properties.get(CHOICE_FIELD))
+        .and_then(|properties| properties.get(name))
         .and_then(Value::as_object)
         .filter(|property| {
             property.len() == 2 && property.get("type").and_then(Value::as_str) == Some("string")
@@ -254,7 +272,7 @@ fn encode_choice(message: &str, schema: &Value, out: &mut Vec<u8>) -> bool {
         let Some(values) = values.iter().map(Value::as_str).collect::<Option<Vec<_>>>() else {
             return false;
         };
-        out.push(CHOICE);
+        out.push(plain);
         put_bytes(out, message.as_bytes());
         put_varint(out, values.len() as u64);
         for value in values {
@@ -278,7 +296,7 @@ fn encode_choice(message: &str, schema: &Value, out: &mut Vec<u8>) -> bool {
     let Some(options) = options else {
         return false;
     };
-    out.push(TITLED_CHOICE);
+    out.push(titled);
     put_bytes(out, message.as_bytes());
     put_varint(out, options.len() as u64);
     for (value, title) in options {
@@ -288,14 +306,14 @@ fn encode_choice(message: &str, schema: &Value, out: &mut Vec<u8>) -> bool {
     true
 }
 
-/// The schema of a choice, exactly as `elicit::choice` builds it.
-fn choice_schema(property: Value) -> Value {
+/// The schema of a choice whose one property is `name`, exactly as `elicit::choice` builds it.
+fn choice_schema(name: &str, property: Value) -> Value {
     let mut properties = Map::new();
-    properties.insert(CHOICE_FIELD.to_owned(), property);
+    properties.insert(name.to_owned(), property);
     let mut schema = Map::new();
     schema.insert("type".into(), "object".into());
     schema.insert("properties".into(), Value::Object(properties));
-    schema.insert("required".into(), Value::Array(vec![CHOICE_FIELD.into()]));
+    schema.insert("required".into(), Value::Array(vec![name.into()]));
     Value::Object(schema)
 }
 
@@ -312,14 +330,20 @@ fn form(message: String, schema: Value) -> InputRequest {
 
 fn decode_request(
     input: &mut Reader<'_>,
+    key: &str,
     known_form: &dyn Fn(u64) -> Option<Value>,
 ) -> Option<InputRequest> {
-    Some(match input.byte()? {
+    let tag = input.byte()?;
+    let choice_name = match tag {
+        KEYED_CHOICE | KEYED_TITLED_CHOICE => key,
+        _ => CHOICE_FIELD,
+    };
+    Some(match tag {
         GENERIC => InputRequest {
             method: input.str()?.to_owned(),
             params: serde_json::from_slice(input.bytes()?).ok()?,
         },
-        CHOICE => {
+        CHOICE | KEYED_CHOICE => {
             let message = input.str()?.to_owned();
             let count = input.varint()?;
             let values = (0..count)
@@ -328,9 +352,9 @@ fn decode_request(
             let mut property = Map::new();
             property.insert("type".into(), "string".into());
             property.insert("enum".into(), Value::Array(values));
-            form(message, choice_schema(Value::Object(property)))
+            form(message, choice_schema(choice_name, Value::Object(property)))
         }
-        TITLED_CHOICE => {
+        TITLED_CHOICE | KEYED_TITLED_CHOICE => {
             let message = input.str()?.to_owned();
             let count = input.varint()?;
             let options = (0..count)
@@ -344,7 +368,7 @@ fn decode_request(
             let mut property = Map::new();
             property.insert("type".into(), "string".into());
             property.insert("oneOf".into(), Value::Array(options));
-            form(message, choice_schema(Value::Object(property)))
+            form(message, choice_schema(choice_name, Value::Object(property)))
         }
         FORM => {
             let message = input.str()?.to_owned();
@@ -381,8 +405,28 @@ fn schemas() -> std::sync::MutexGuard<'static, Vec<(Value, Arc<[u8]>)>> {
     SCHEMAS.lock().unwrap_or_else(|poison| poison.into_inner())
 }
 
+/// Whether `a` and `b` are equal with their members in the same order. `Value`'s own equality
+/// ignores the order, which is the order a form's fields are shown in.
+fn same_in_order(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(a), Value::Object(b)) => {
+            a.len() == b.len()
+                && a.iter()
+                    .zip(b)
+                    .all(|((ka, va), (kb, vb))| ka == kb && same_in_order(va, vb))
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same_in_order(a, b))
+        }
+        _ => a == b,
+    }
+}
+
 fn schema_to_cbor(schema: &Value) -> Option<Arc<[u8]>> {
-    if let Some((_, cbor)) = schemas().iter().find(|(known, _)| known == schema) {
+    if let Some((_, cbor)) = schemas()
+        .iter()
+        .find(|(known, _)| same_in_order(known, schema))
+    {
         return Some(Arc::clone(cbor));
     }
     let mut cbor = Vec::new();
@@ -538,6 +582,75 @@ mod tests {
     }
 
     #[test]
+    fn a_choice_named_after_its_key_is_stored_without_the_name() {
+        let none = KnownForms::default();
+        let options = || vec![Pick::new("a"), Pick::new("b").title("B")];
+        let keyed = elicit::choice("Which?", options())
+            .into_request_for("k")
+            .unwrap();
+        assert_eq!(keyed.params["requestedSchema"]["required"], json!(["k"]));
+        round_trip(keyed.clone(), &none);
+        let mut out = Vec::new();
+        encode_request("k", &keyed, &none, &mut out);
+        assert_eq!(out[0], KEYED_TITLED_CHOICE);
+        // Named by `.field(..)`, the property is neither `choice` nor the key: kept as a form.
+        let named = elicit::choice("Which?", options())
+            .field("flight")
+            .into_request_for("k")
+            .unwrap();
+        round_trip(named.clone(), &none);
+        out.clear();
+        encode_request("k", &named, &none, &mut out);
+        assert_eq!(out[0], FORM);
+        // A state minted before choices were named after their keys still rebuilds `choice`.
+        let unnamed = elicit::choice("Which?", options()).into_request().unwrap();
+        out.clear();
+        encode_request("k", &unnamed, &none, &mut out);
+        assert_eq!(out[0], TITLED_CHOICE);
+        round_trip(unnamed, &none);
+    }
+
+    #[test]
+    fn a_form_stored_whole_comes_back_in_its_order() {
+        let none = KnownForms::default();
+        let form = |names: [&str; 2]| {
+            let mut properties = Map::new();
+            for name in names {
+                properties.insert(name.into(), json!({"type": "string"}));
+            }
+            InputRequest {
+                method: ELICITATION_CREATE.into(),
+                params: json!({"mode": "form", "message": "m", "requestedSchema": {
+                    "type": "object", "properties": properties}}),
+            }
+        };
+        // The same schema in two orders, one after the other: each keeps its own.
+        for names in [["b_first", "a_second"], ["a_second", "b_first"]] {
+            let request = form(names);
+            let mut pending = BTreeMap::new();
+            pending.insert(
+                "k".to_owned(),
+                PendingQuestion {
+                    request,
+                    answer: None,
+                    reasks: 0,
+                },
+            );
+            let state = SavedState {
+                point: 1,
+                kept_types: 0,
+                steps: 1,
+                frame: Frame::new(),
+                pending,
+            };
+            let decoded = SavedState::decode(&state.encode(&none), &none).unwrap();
+            let properties = &decoded.pending["k"].request.params["requestedSchema"]["properties"];
+            let order: Vec<&String> = properties.as_object().unwrap().keys().collect();
+            assert_eq!(order, names);
+        }
+    }
+
+    #[test]
     fn a_known_form_is_stored_by_id_and_an_unknown_id_does_not_decode() {
         let schema = json!({"type": "object", "properties": {"saved_known_form": {"type": "boolean",
             "description": "Book it?"}}, "required": ["saved_known_form"]});
@@ -548,9 +661,9 @@ mod tests {
         let (none, mut forms) = (KnownForms::default(), KnownForms::default());
         forms.register(schema.clone());
         let mut unknown = Vec::new();
-        encode_request(&request, &none, &mut unknown);
+        encode_request("ok", &request, &none, &mut unknown);
         let mut known = Vec::new();
-        encode_request(&request, &forms, &mut known);
+        encode_request("ok", &request, &forms, &mut known);
         assert_eq!(known[0], KNOWN_FORM);
         assert_eq!(
             known.len(),

@@ -407,11 +407,12 @@ async fn a_three_round_flow_with_a_batch_runs_each_step_once() {
     );
     let seat_schema = &result(&round2)["inputRequests"]["seat"]["params"]["requestedSchema"];
     assert_eq!(
-        seat_schema["properties"]["choice"]["oneOf"][1],
+        seat_schema["properties"]["seat"]["oneOf"][1],
         json!({"const": "aisle", "title": "Aisle"})
     );
 
-    let answers = json!({"seat": accept(json!({"choice": "window"})), "meal": accept(json!({"meal": "veg"}))});
+    let answers =
+        json!({"seat": accept(json!({"seat": "window"})), "meal": accept(json!({"meal": "veg"}))});
     let round3 = client
         .call("book", json!({}), Some(answers), Some(&state(&round2)))
         .await;
@@ -435,7 +436,8 @@ async fn a_partly_answered_batch_keeps_the_valid_answer_and_asks_only_the_rest()
         .await;
     assert_eq!(keys(&round1), ["meal", "seat"]);
 
-    let partial = json!({"seat": accept(json!({"choice": "aisle"})), "meal": accept(json!({"meal": "beef"}))});
+    let partial =
+        json!({"seat": accept(json!({"seat": "aisle"})), "meal": accept(json!({"meal": "beef"}))});
     let round2 = client
         .call("book", json!({}), Some(partial), Some(&state(&round1)))
         .await;
@@ -480,7 +482,7 @@ async fn an_answer_sent_before_its_question_counts_for_the_first_ask_only() {
     let (client, effects) = client();
     // The same key answered up front satisfies the first suspension and nothing after it.
     let responses =
-        json!({"name": accept(json!({"name": "Cy"})), "seat": accept(json!({"choice": "window"}))});
+        json!({"name": accept(json!({"name": "Cy"})), "seat": accept(json!({"seat": "window"}))});
     let round1 = client.call("book", json!({}), Some(responses), None).await;
     assert_eq!(
         keys(&round1),

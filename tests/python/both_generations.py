@@ -28,6 +28,7 @@ class Person:
         self.numbers = iter([3, 7, 10])
         self.first_party = True
         self.progress = []
+        self.party_fields = None
 
     async def elicit(self, context, params):
         fields = params.model_dump(by_alias=True, exclude_none=True)
@@ -37,6 +38,9 @@ class Person:
             self.url_ids.append(fields.get("elicitationId"))
             return types.ElicitResult(action="accept")
         if message.startswith("Who is coming?"):
+            # As the client received them: a dict keeps the JSON's member order.
+            schema = fields["requestedSchema"]
+            self.party_fields = (list(schema["properties"]), schema.get("required"))
             # The first answer is outside the form's range: the server asks again.
             guests = 40 if self.first_party else 4
             self.first_party = False
@@ -90,6 +94,9 @@ async def cases(client, person, mode):
         assert text_of(result) == "Table for 4 on the terrace, under Ada.", text_of(result)
         again = [m for m in person.messages if m.startswith("Who is coming?")]
         assert len(again) == 2 and "not accepted" in again[1] and "guests" in again[1], again
+        # The form's fields arrive in declaration order (seating, guests), not sorted.
+        expected = (["seating", "guests"], ["seating", "guests"])
+        assert person.party_fields == expected, person.party_fields
         if legacy:
             # Between the rounds of a session the server reports progress.
             assert person.progress, "no progress notification"

@@ -74,7 +74,8 @@ pub use validate::validate_content;
 /// Implement it with `#[derive(mrtr::Form)]`; a hand-written implementation must keep
 /// [`Form::requested_schema`] inside the restricted grammar and decode whatever it accepts.
 pub trait Form: Sized {
-    /// The `requestedSchema` sent to the client: `{"type": "object", "properties": .., "required": ..}`.
+    /// The `requestedSchema` sent to the client: `{"type": "object", "properties": ..,
+    /// "required": ..}`, with the properties in the order the client should show them.
     fn requested_schema() -> Value;
 
     /// Builds the value from `content` that already passed [`validate_content`] against
@@ -91,7 +92,9 @@ pub struct FormSchema {
 }
 
 impl FormSchema {
-    /// Adds a property.
+    /// Adds a property after those added before: `properties` and `required` go on the wire
+    /// in this order, which is the order clients show the fields in (`#[derive(Form)]` adds
+    /// them in declaration order).
     pub fn field(&mut self, name: &str, schema: Map<String, Value>, required: bool) {
         self.properties
             .insert(name.to_owned(), Value::Object(schema));

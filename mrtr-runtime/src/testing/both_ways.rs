@@ -20,7 +20,7 @@ const MAX_RUN_ROUNDS: u32 = 64;
 /// [`Harness::run`] (MRTR) and [`Harness::run_legacy`] (a 2025-11-25 session).
 ///
 /// ```
-/// use mrtr_runtime::testing::{Script, answer};
+/// use mrtr::testing::{Script, answer};
 /// use serde_json::json;
 /// let script = Script::new()
 ///     .answer("number", answer::accept(json!({"number": 3})))
@@ -37,7 +37,11 @@ pub struct Script {
 enum Scripted {
     Answer(Value),
     Fail(String),
+    Refuse(String),
 }
+
+/// The JSON-RPC error code of a scripted client failure.
+const CLIENT_ERROR_CODE: i64 = -32603;
 
 impl Script {
     /// An empty script.
@@ -56,8 +60,28 @@ impl Script {
     /// sampling or roots question then resolves as [`Reply::Missing`](crate::Reply::Missing)
     /// without being sent again. (An elicitation the client fails ends a legacy call with a
     /// tool error, while MRTR asks it again: script elicitations with answers.)
+    ///
+    /// Over MRTR this is what the specification allows, not what the official Python and
+    /// TypeScript clients do: to play those, use [`Script::refuse`].
     pub fn fail(mut self, key: &str, message: &str) -> Self {
         self.push(key, Scripted::Fail(message.to_owned()));
+        self
+    }
+
+    /// The next time `key` is asked, the client's callback refuses it, and the client does
+    /// what the official Python (`mcp` 2.3) and TypeScript (`@modelcontextprotocol/client`
+    /// 2.4) SDK clients do with a refusal (their sampling, roots or elicitation callback
+    /// returning an error):
+    ///
+    /// * over MRTR (2026-07-28) the client gives up the whole call: no retry is sent, and the
+    ///   run ends with the client's error, `{"code": -32603, "message": message}`
+    ///   ([`Run::error`], and [`Run::ended_by_client`] is true). The tool never sees
+    ///   [`Reply::Missing`](crate::Reply::Missing);
+    /// * over a session (2025-11-25) the client answers the request with that JSON-RPC error,
+    ///   as with [`Script::fail`]: a sampling or roots question resolves as `Reply::Missing`,
+    ///   a failed elicitation ends the call with a tool error.
+    pub fn refuse(mut self, key: &str, message: &str) -> Self {
+        self.push(key, Scripted::Refuse(message.to_owned()));
         self
     }
 
@@ -101,6 +125,8 @@ impl Question {
 #[derive(Clone, Debug)]
 pub struct Run {
     outcome: Result<Value, Value>,
+    /// The client gave the call up ([`Script::refuse`] over MRTR): `outcome` is its error.
+    ended_by_client: bool,
     questions: Vec<Question>,
     notifications: Vec<(String, Value)>,
     rounds: u32,
@@ -121,9 +147,16 @@ impl Run {
         }
     }
 
-    /// The JSON-RPC error the run ended with, if any.
+    /// The JSON-RPC error the run ended with, if any: the server's, or the client's own when
+    /// it gave the call up ([`Run::ended_by_client`]).
     pub fn error(&self) -> Option<&Value> {
         self.outcome.as_ref().err()
+    }
+
+    /// Whether the client ended the call itself, with the error of a callback that refused a
+    /// question ([`Script::refuse`] over MRTR), instead of the server ending it.
+    pub fn ended_by_client(&self) -> bool {
+        self.ended_by_client
     }
 
     /// Whether a tool ended with `isError: true`.
@@ -180,7 +213,8 @@ impl Harness {
         let mut questions = Vec::new();
         let mut round = self.call(arguments).await;
         let mut rounds = 1;
-        while round.is_input_required() {
+        let mut refused = None;
+        'rounds: while round.is_input_required() {
             assert!(
                 rounds < MAX_RUN_ROUNDS,
                 "mrtr::testing: the flow took more than {MAX_RUN_ROUNDS} rounds"
@@ -206,6 +240,10 @@ impl Harness {
                     Scripted::Fail(_) => {
                         failed.insert(key);
                     }
+                    Scripted::Refuse(message) => {
+                        refused = Some(json!({"code": CLIENT_ERROR_CODE, "message": message}));
+                        break 'rounds;
+                    }
                 }
             }
             round = round
@@ -216,12 +254,15 @@ impl Harness {
             rounds += 1;
         }
         let response = round.response();
-        let outcome = match response.get("error") {
-            Some(error) => Err(error.clone()),
-            None => Ok(response["result"].clone()),
+        let ended_by_client = refused.is_some();
+        let outcome = match (refused, response.get("error")) {
+            (Some(error), _) => Err(error),
+            (None, Some(error)) => Err(error.clone()),
+            (None, None) => Ok(response["result"].clone()),
         };
         Run {
             outcome,
+            ended_by_client,
             questions,
             notifications: Vec::new(),
             rounds,
@@ -272,6 +313,7 @@ impl Harness {
             .map_err(|error| error.to_json());
         Run {
             outcome,
+            ended_by_client: false,
             questions: take(&session.questions),
             notifications: take(&session.notifications),
             rounds: 0,
@@ -310,8 +352,9 @@ impl LegacySession for Simulated {
         });
         let reply = match scripted {
             Scripted::Answer(answer) => Ok(answer),
-            Scripted::Fail(message) => Err(ClientFailure::Error {
-                code: -32603,
+            // Over a session, the official clients answer a refusal with the error.
+            Scripted::Fail(message) | Scripted::Refuse(message) => Err(ClientFailure::Error {
+                code: CLIENT_ERROR_CODE,
                 message,
             }),
         };

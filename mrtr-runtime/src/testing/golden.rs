@@ -21,12 +21,12 @@ pub const GOLDEN_ENV_VAR: &str = "MRTR_GOLDEN";
 /// with, and the check that the current build resumes them all.
 ///
 /// ```no_run
-/// # use mrtr_runtime::testing::{GoldenStates, Harness, answer};
+/// # use mrtr::testing::{GoldenStates, Harness, answer};
 /// # use serde_json::json;
 /// # async fn demo(harness: Harness) {
 /// let mut golden = GoldenStates::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/book.json"));
 /// let first = harness.call(json!({"city": "Paris"})).await;
-/// golden.record("offer", &first, [("offer", answer::accept(json!({"choice": "o1"})))]);
+/// golden.record("offer", &first, [("offer", answer::accept(json!({"offer": "o1"})))]);
 /// // With MRTR_GOLDEN=record (or no file yet) this writes the file; it then resumes every
 /// // state in it and panics, naming what changed, if any is refused.
 /// golden.check(&harness).await;

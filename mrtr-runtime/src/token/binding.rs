@@ -21,7 +21,7 @@ use super::wire::HINTS_LEN;
 /// The request a token is sealed for, and must be presented with.
 ///
 /// ```
-/// use mrtr_runtime::token::Binding;
+/// use mrtr::token::Binding;
 /// use serde_json::json;
 /// let args = json!({"location": "Paris"});
 /// let binding = Binding::new("tools/call", "get_weather", Some(&args)).principal(Some("alice"));

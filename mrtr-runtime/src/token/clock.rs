@@ -26,7 +26,7 @@ impl Clock for SystemClock {
 /// A clock that only moves when told to. Clones share the same time.
 ///
 /// ```
-/// use mrtr_runtime::token::{Clock, ManualClock};
+/// use mrtr::token::{Clock, ManualClock};
 /// let clock = ManualClock::new(1_000);
 /// clock.advance(60);
 /// assert_eq!(clock.now(), 1_060);

@@ -178,7 +178,7 @@ impl KeyRing {
     /// Parses `id:base64key[,id:base64key…]`; the first key signs, the others only verify.
     ///
     /// ```
-    /// use mrtr_runtime::token::KeyRing;
+    /// use mrtr::token::KeyRing;
     /// let ring = KeyRing::parse(
     ///     "2026-12:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8,\
     ///      2026-11:HyAhIiMkJSYnKCkqKywtLi8wMTIzNDU2Nzg5Ojs8PT4",

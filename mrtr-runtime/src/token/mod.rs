@@ -11,7 +11,7 @@
 //!   payloads), for deployments that want to inspect tokens.
 //!
 //! ```
-//! use mrtr_runtime::token::{Binding, Fingerprint, KeyId, KeyRing, SecretKey, StateCodec};
+//! use mrtr::token::{Binding, Fingerprint, KeyId, KeyRing, SecretKey, StateCodec};
 //! use serde_json::json;
 //!
 //! let ring = KeyRing::with_signing_key(KeyId::new("k1")?, SecretKey::random());
@@ -45,6 +45,7 @@ mod inspect;
 mod keys;
 mod wire;
 
+use std::io::Write as _;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -507,11 +508,21 @@ impl StateCodecBuilder {
     }
 }
 
+/// The line printed to stderr, once per process, when no key is configured.
+pub(crate) const NO_KEY_WARNING: &str = "mrtr: no requestState key configured (MRTR_STATE_KEYS): \
+     using a random key for this process only, so its tokens will not survive a restart or work \
+     on another instance; run `mrtr keygen` and set MRTR_STATE_KEYS=<its output> on every instance";
+
 /// One random key per process, so that every codec built without configuration (rmcp's HTTP
 /// service builds a handler per request) accepts the others' tokens.
 fn process_key_ring() -> KeyRing {
     static PROCESS_KEY: OnceLock<SecretKey> = OnceLock::new();
     let key = PROCESS_KEY.get_or_init(|| {
+        // Straight to stderr as well: a server without a tracing subscriber (the quick start
+        // installs none) would otherwise only show `invalid requestState` on its second
+        // instance. stdout is left alone: over stdio it carries the protocol. A stderr that
+        // cannot be written to is no reason to stop the server (`eprintln!` would panic).
+        let _ = writeln!(std::io::stderr(), "{NO_KEY_WARNING}");
         tracing::warn!(
             target: "mrtr::state",
             "no requestState key configured: using a random key for this process only. \
