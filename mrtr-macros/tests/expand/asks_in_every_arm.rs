@@ -110,6 +110,16 @@ impl ::mrtr::__private::Machine for __mrtr_machine_route {
                         __mrtr_private::fail(& __mrtr_channel, error). await {}, }
                     };
                 }
+                const __MRTR_LITERALS: &[&str] = &[
+                    "Fast: which line?",
+                    "Slow: which road?",
+                    "Which bus?",
+                    "Which train?",
+                    "fast by {line}",
+                    "on foot",
+                    "slow by {road}",
+                    "{way}, then {ride}",
+                ];
                 #[allow(unused_mut, unused_variables)]
                 let mut __mrtr_parsed_arguments: ::core::option::Option<RouteArgs> = ::core::option::Option::Some(
                     __mrtr_try!(__mrtr_private::arguments(__mrtr_arguments)),
@@ -160,7 +170,8 @@ impl ::mrtr::__private::Machine for __mrtr_machine_route {
                             __mrtr_slot_way))])
                         );
                         __mrtr_slot_way = __mrtr_try!(
-                            __mrtr_private::restore(& __mrtr_frame, "way")
+                            __mrtr_private::restore(& __mrtr_frame, "way",
+                            __MRTR_LITERALS)
                         );
                     }
                     6u32 => {
@@ -173,7 +184,8 @@ impl ::mrtr::__private::Machine for __mrtr_machine_route {
                             __mrtr_slot_way))])
                         );
                         __mrtr_slot_way = __mrtr_try!(
-                            __mrtr_private::restore(& __mrtr_frame, "way")
+                            __mrtr_private::restore(& __mrtr_frame, "way",
+                            __MRTR_LITERALS)
                         );
                     }
                     _ => {
@@ -493,5 +505,12 @@ impl ::mrtr::__private::Tool for __mrtr_machine_route {
             .asks([::mrtr::__private::InputKind::FormElicitation]);
         __mrtr_descriptor.single_use = false;
         __mrtr_descriptor
+    }
+}
+#[automatically_derived]
+impl ::mrtr::__private::Generated for __mrtr_machine_route {
+    type Descriptor = ::mrtr::__private::ToolDescriptor;
+    fn describe(&self) -> Self::Descriptor {
+        <Self as ::mrtr::__private::Tool>::descriptor(self)
     }
 }
