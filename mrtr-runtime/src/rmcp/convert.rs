@@ -11,7 +11,6 @@ use rmcp::model::{
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::ask::CHOICE_FIELD;
 use crate::input::{ELICITATION_CREATE, InputRequest};
 use crate::protocol::META_SERVER_INFO;
 
@@ -160,16 +159,19 @@ fn elicitation(
 /// other schemas, which are mostly the static schemas of form types, are deserialized once and
 /// then taken from a small cache.
 fn elicitation_schema(schema: Value) -> Result<ElicitationSchema, ErrorData> {
-    if let Some(values) = untitled_choice(&schema) {
+    if let Some((field, values)) = untitled_choice(&schema) {
         return ElicitationSchema::builder()
-            .required_enum_schema(CHOICE_FIELD, EnumSchema::builder(values).build())
+            .required_enum_schema(field, EnumSchema::builder(values).build())
             .build()
             .map_err(unfit);
     }
     static FORMS: Mutex<Vec<(Value, ElicitationSchema)>> = Mutex::new(Vec::new());
     const CACHED: usize = 64;
     let mut forms = FORMS.lock().unwrap_or_else(|poison| poison.into_inner());
-    if let Some((_, typed)) = forms.iter().find(|(known, _)| *known == schema) {
+    if let Some((_, typed)) = forms
+        .iter()
+        .find(|(known, _)| same_in_order(known, &schema))
+    {
         return Ok(typed.clone());
     }
     let typed = ElicitationSchema::deserialize(&schema).map_err(unfit)?;
@@ -179,29 +181,49 @@ fn elicitation_schema(schema: Value) -> Result<ElicitationSchema, ErrorData> {
     Ok(typed)
 }
 
-/// The options of a schema that is exactly an `elicit::choice` without titles.
-fn untitled_choice(schema: &Value) -> Option<Vec<String>> {
+/// Whether `a` and `b` are equal with their members in the same order (`Value`'s own equality
+/// ignores the order, which a form's schema must keep).
+fn same_in_order(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(a), Value::Object(b)) => {
+            a.len() == b.len()
+                && a.iter()
+                    .zip(b)
+                    .all(|((ka, va), (kb, vb))| ka == kb && same_in_order(va, vb))
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same_in_order(a, b))
+        }
+        _ => a == b,
+    }
+}
+
+/// The property name and options of a schema that is exactly an `elicit::choice` without
+/// titles (its one property is named after the ask key, or by `.field()`).
+fn untitled_choice(schema: &Value) -> Option<(String, Vec<String>)> {
     let schema = schema.as_object().filter(|schema| schema.len() == 3)?;
-    if schema.get("type")?.as_str()? != "object"
-        || schema.get("required")?.as_array()?.as_slice() != [Value::from(CHOICE_FIELD)]
-    {
+    let [Value::String(field)] = schema.get("required")?.as_array()?.as_slice() else {
+        return None;
+    };
+    if schema.get("type")?.as_str()? != "object" {
         return None;
     }
     let properties = schema.get("properties")?.as_object()?;
     let property = properties
-        .get(CHOICE_FIELD)
+        .get(field)
         .filter(|_| properties.len() == 1)?
         .as_object()
         .filter(|property| property.len() == 2)?;
     if property.get("type")?.as_str()? != "string" {
         return None;
     }
-    property
+    let values = property
         .get("enum")?
         .as_array()?
         .iter()
         .map(|value| value.as_str().map(str::to_owned))
-        .collect()
+        .collect::<Option<_>>()?;
+    Some((field.clone(), values))
 }
 
 #[cfg(test)]
@@ -219,6 +241,33 @@ mod tests {
         let parsed = ElicitationSchema::deserialize(&schema).unwrap();
         assert_eq!(direct, parsed);
         assert_eq!(serde_json::to_value(&direct).unwrap(), schema);
+    }
+
+    #[test]
+    fn a_choice_named_after_its_key_is_built_directly_too() {
+        let schema = serde_json::json!({"type": "object", "properties": {
+            "pick": {"type": "string", "enum": ["a", "b"]}}, "required": ["pick"]});
+        assert_eq!(
+            untitled_choice(&schema),
+            Some(("pick".to_owned(), vec!["a".to_owned(), "b".to_owned()]))
+        );
+        let direct = elicitation_schema(schema.clone()).unwrap();
+        assert_eq!(direct, ElicitationSchema::deserialize(&schema).unwrap());
+        assert_eq!(serde_json::to_value(&direct).unwrap(), schema);
+    }
+
+    #[test]
+    fn two_orders_of_one_form_each_come_back_as_sent() {
+        // Optional fields: no `required` list tells the two apart.
+        let first = serde_json::json!({"type": "object", "properties": {
+            "role": {"type": "string"}, "nickname": {"type": "string"}}});
+        let second = serde_json::json!({"type": "object", "properties": {
+            "nickname": {"type": "string"}, "role": {"type": "string"}}});
+        for schema in [&first, &second, &first, &second] {
+            let typed = elicitation_schema(schema.clone()).unwrap();
+            let sent = serde_json::to_string(&typed).unwrap();
+            assert_eq!(sent, schema.to_string());
+        }
     }
 
     #[test]
