@@ -87,7 +87,10 @@ struct Inner {
     list_cache: CacheHint,
     completer: Option<Arc<dyn Complete>>,
     /// Tools with arguments mirrored in `Mcp-Param-*` headers (SEP-2243), found at build time.
-    #[cfg_attr(not(feature = "rmcp"), allow(dead_code, reason = "read by the HTTP host"))]
+    #[cfg_attr(
+        not(feature = "rmcp"),
+        allow(dead_code, reason = "read by the HTTP host")
+    )]
     mirroring_tools: HashSet<String>,
 }
 
@@ -121,7 +124,10 @@ impl Server {
 
     /// Whether tool `name` mirrors arguments in `Mcp-Param-*` headers (an `x-mcp-header`
     /// annotation in its input schema), which the HTTP host must check against the body.
-    #[cfg_attr(not(feature = "rmcp"), allow(dead_code, reason = "read by the HTTP host"))]
+    #[cfg_attr(
+        not(feature = "rmcp"),
+        allow(dead_code, reason = "read by the HTTP host")
+    )]
     pub(crate) fn mirrors_param_headers(&self, name: &str) -> bool {
         self.inner.mirroring_tools.contains(name)
     }
