@@ -98,6 +98,7 @@ impl<'e> Lowerer<'e> {
                 items: Vec::new(),
                 guards: Vec::new(),
                 literals: Vec::new(),
+                macro_binds: Vec::new(),
             },
             scopes,
             loops: Vec::new(),
@@ -341,11 +342,38 @@ impl<'e> Lowerer<'e> {
             Stmt::Local(local) => self.local(local),
             Stmt::Expr(expr, _) => self.effect(expr),
             Stmt::Macro(mac) if ask::is_ask(&mac.mac) => self.ask_statement(&mac.mac),
-            Stmt::Macro(_) => {
+            Stmt::Macro(call) => {
+                self.note_macro_binds(&call.mac);
                 let code = self.verbatim_stmt(stmt);
                 self.stmt_code(code);
             }
             Stmt::Item(item) => self.program.items.push(item.to_token_stream()),
+        }
+    }
+
+    /// Records the identifiers a statement macro receives in a binding position (after `let`
+    /// or `mut`, or before a lone `=`) that name a binding of an enclosing scope.
+    fn note_macro_binds(&mut self, mac: &syn::Macro) {
+        let name = mac
+            .path
+            .segments
+            .last()
+            .map(|segment| segment.ident.to_string())
+            .unwrap_or_default();
+        if NEVER_BINDS.contains(&name.as_str()) {
+            return;
+        }
+        for ident in binding_positions(mac.tokens.clone()) {
+            let text = ident.to_string();
+            let (found, enclosing) = (
+                self.scopes.lookup(&text),
+                self.scopes.lookup_enclosing(&text),
+            );
+            if let Some(id) = found
+                && found == enclosing
+            {
+                self.program.macro_binds.push((ident, name.clone(), id));
+            }
         }
     }
 
@@ -1593,6 +1621,63 @@ impl VisitMut for Jumps<'_, '_> {
 pub(crate) fn guard_ident(index: usize, call: Span) -> Ident {
     let span = Span::mixed_site().located_at(call);
     format_ident!("__mrtr_continue_guard_{}", index, span = span)
+}
+
+/// Macros that never declare a name their caller sees: the standard ones a statement calls,
+/// and logging macros, whose `field = value` is not a binding.
+const NEVER_BINDS: &[&str] = &[
+    "assert",
+    "assert_eq",
+    "assert_ne",
+    "debug_assert",
+    "debug_assert_eq",
+    "debug_assert_ne",
+    "dbg",
+    "eprint",
+    "eprintln",
+    "panic",
+    "print",
+    "println",
+    "todo",
+    "unimplemented",
+    "unreachable",
+    "write",
+    "writeln",
+    "trace",
+    "debug",
+    "info",
+    "warn",
+    "error",
+    "event",
+];
+
+/// The identifiers among a macro's tokens in a binding position: after `let` or `mut`, or
+/// before a lone `=` (`bind!(v = 1)`), where the expansion may declare them.
+fn binding_positions(tokens: TokenStream) -> Vec<Ident> {
+    use proc_macro2::{Spacing, TokenTree};
+    let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut found = Vec::new();
+    for (index, token) in tokens.iter().enumerate() {
+        match token {
+            TokenTree::Group(group) => found.extend(binding_positions(group.stream())),
+            TokenTree::Ident(ident) if ident != "let" && ident != "mut" => {
+                let after_keyword = index > 0
+                    && matches!(&tokens[index - 1], TokenTree::Ident(before) if before == "let" || before == "mut");
+                let before_assign = matches!(
+                    tokens.get(index + 1),
+                    Some(TokenTree::Punct(punct)) if punct.as_char() == '=' && punct.spacing() == Spacing::Alone
+                ) && !matches!(
+                    index.checked_sub(1).map(|before| &tokens[before]),
+                    Some(TokenTree::Punct(punct)) if punct.as_char() == '.'
+                );
+                if after_keyword || before_assign {
+                    found.push(ident.clone());
+                }
+            }
+            _ => {}
+        }
+    }
+    found
 }
 
 /// Standard macros whose expansions never `break` or `continue` by themselves.
