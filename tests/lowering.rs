@@ -860,3 +860,84 @@ async fn binding_forms_resolve_as_rustc_does() {
         "3 5 [2, 4] [3, 6]"
     );
 }
+
+struct Contact {
+    name: String,
+    email: String,
+}
+
+/// A closure parameter named like a value kept field by field is another binding: its method
+/// calls are not uses of the kept value.
+#[mrtr::tool]
+async fn closure_param_like_a_partly_moved_value() -> Result<String, ToolError> {
+    let p = Contact {
+        name: "ada".to_owned(),
+        email: "ada@x".to_owned(),
+    };
+    let name = p.name;
+    let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
+    let words = vec!["ab".to_owned(), "c".to_owned()];
+    let lengths: Vec<usize> = words.iter().map(|p| p.len()).collect();
+    Ok(format!("{name} {} {n} {lengths:?}", p.email))
+}
+
+/// Let chains in a `while` whose bindings hide a kept value, and read it in a later condition.
+#[mrtr::tool]
+async fn while_let_chain() -> Result<String, ToolError> {
+    let v = 10;
+    let mut stack: Vec<i64> = vec![1, 2, 3];
+    let mut seen = Vec::new();
+    let ten = v;
+    while let Some(w) = stack.pop()
+        && let Some(v) = w.checked_mul(ten)
+    {
+        let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
+        seen.push(v + n);
+    }
+    Ok(format!("{v} {seen:?}"))
+}
+
+/// A labelled `continue` to a `while let` from a loop without asks, under a pattern that
+/// hides a kept value.
+#[mrtr::tool]
+async fn while_let_continue_from_inside() -> Result<String, ToolError> {
+    let v = 100;
+    let mut stack = vec![1, 2, 3];
+    let mut seen = Vec::new();
+    'outer: while let Some(v) = stack.pop() {
+        for i in 0..3 {
+            if i == v {
+                continue 'outer;
+            }
+        }
+        let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
+        seen.push(v + n);
+    }
+    Ok(format!("{v} {seen:?}"))
+}
+
+#[tokio::test]
+async fn more_binding_forms_resolve_as_rustc_does() {
+    assert_eq!(
+        text(
+            closure_param_like_a_partly_moved_value,
+            json!({}),
+            &[number(1)]
+        )
+        .await,
+        "ada ada@x 1 [2, 1]"
+    );
+    assert_eq!(
+        text(
+            while_let_chain,
+            json!({}),
+            &[number(0), number(0), number(0)]
+        )
+        .await,
+        "10 [30, 20, 10]"
+    );
+    assert_eq!(
+        text(while_let_continue_from_inside, json!({}), &[number(5)]).await,
+        "100 [8]"
+    );
+}
