@@ -83,6 +83,8 @@ pub(crate) struct Lowerer<'e> {
     desugared: bool,
     /// Set while the last statement of a block whose value is used is lowered.
     tail_stmt: bool,
+    /// The `macro_rules!` the body defines.
+    macro_names: BTreeSet<String>,
 }
 
 impl<'e> Lowerer<'e> {
@@ -113,6 +115,7 @@ impl<'e> Lowerer<'e> {
             path: Vec::new(),
             desugared: false,
             tail_stmt: false,
+            macro_names: BTreeSet::new(),
         }
     }
 
@@ -284,10 +287,17 @@ impl<'e> Lowerer<'e> {
     fn stmts(&mut self, stmts: &[Stmt], dest: Dest) {
         // Items are visible in the whole block, whatever their position: hoist them first.
         let mut rest: Vec<&Stmt> = Vec::new();
+        // The names the block's `let`s bind before each item, which a macro may read.
+        let mut earlier = BTreeSet::new();
         for stmt in stmts {
             match stmt {
-                Stmt::Item(item) => self.program.items.push(item.to_token_stream()),
-                other => rest.push(other),
+                Stmt::Item(item) => self.hoist_item(item, &earlier),
+                other => {
+                    if let Stmt::Local(local) = other {
+                        earlier.extend(pat_names(&local.pat));
+                    }
+                    rest.push(other);
+                }
             }
         }
         let tail = match rest.last() {
@@ -347,8 +357,41 @@ impl<'e> Lowerer<'e> {
                 let code = self.verbatim_stmt(stmt);
                 self.stmt_code(code);
             }
-            Stmt::Item(item) => self.program.items.push(item.to_token_stream()),
+            Stmt::Item(item) => self.hoist_item(item, &BTreeSet::new()),
         }
+    }
+
+    /// Items are emitted once, before the machine, so that every block sees them as every
+    /// statement of the body did. That keeps their meaning only at the body's top level, for an
+    /// item that reads no local: anything else is refused at the item.
+    fn hoist_item(&mut self, item: &syn::Item, earlier: &BTreeSet<String>) {
+        // The parameters' scope and the body's.
+        if self.scopes.depth() > 2 {
+            self.error(
+                item_name_span(item),
+                "an item (`fn`, `const`, `struct`, `use`, `macro_rules!`, ..) cannot go inside a block that asks: the machine takes the block apart and declares its items for the whole body, where this one would hide others of its name; move it to the top of the body or out of the function",
+            );
+            return;
+        }
+        if let syn::Item::Macro(definition) = item
+            && definition.mac.path.is_ident("macro_rules")
+            && let Some(name) = &definition.ident
+        {
+            if !self.macro_names.insert(name.to_string()) {
+                self.error(
+                    name,
+                    format!("`{name}!` is defined twice in the body: the machine declares the body's items once, before its code, so uses before the second definition would see it too; give the second one another name"),
+                );
+            }
+            if let Some(local) = reads_a_local(definition.mac.tokens.clone(), &self.scopes, earlier)
+            {
+                self.error(
+                    &local,
+                    format!("`{name}!` reads the local `{local}`: the machine declares the body's items before its code, where `{local}` is not in scope; pass `{local}` to the macro as an argument"),
+                );
+            }
+        }
+        self.program.items.push(item.to_token_stream());
     }
 
     /// Records the identifiers a statement macro receives in a binding position (after `let`
@@ -1621,6 +1664,52 @@ impl VisitMut for Jumps<'_, '_> {
 pub(crate) fn guard_ident(index: usize, call: Span) -> Ident {
     let span = Span::mixed_site().located_at(call);
     format_ident!("__mrtr_continue_guard_{}", index, span = span)
+}
+
+/// Where an item is named, to point at it.
+fn item_name_span(item: &syn::Item) -> TokenStream {
+    match item {
+        syn::Item::Fn(function) => function.sig.ident.to_token_stream(),
+        syn::Item::Const(constant) => constant.ident.to_token_stream(),
+        syn::Item::Static(item) => item.ident.to_token_stream(),
+        syn::Item::Struct(item) => item.ident.to_token_stream(),
+        syn::Item::Enum(item) => item.ident.to_token_stream(),
+        syn::Item::Macro(item) => item.ident.as_ref().map_or_else(
+            || item.mac.path.to_token_stream(),
+            ToTokens::to_token_stream,
+        ),
+        other => other.to_token_stream(),
+    }
+}
+
+/// An identifier of a `macro_rules!` definition that names a local in scope where it is
+/// defined (not a `$variable`, a field, a method or a path segment).
+fn reads_a_local(
+    tokens: TokenStream,
+    scopes: &Scopes,
+    earlier: &BTreeSet<String>,
+) -> Option<Ident> {
+    use proc_macro2::TokenTree;
+    let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+    for (index, token) in tokens.iter().enumerate() {
+        match token {
+            TokenTree::Group(group) => {
+                if let Some(found) = reads_a_local(group.stream(), scopes, earlier) {
+                    return Some(found);
+                }
+            }
+            TokenTree::Ident(ident) => {
+                let before = index.checked_sub(1).map(|before| &tokens[before]);
+                let qualified = matches!(before, Some(TokenTree::Punct(punct)) if matches!(punct.as_char(), '$' | '.' | ':'));
+                let name = ident.to_string();
+                if !qualified && (scopes.lookup(&name).is_some() || earlier.contains(&name)) {
+                    return Some(ident.clone());
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Macros that never declare a name their caller sees: the standard ones a statement calls,
