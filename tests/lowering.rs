@@ -876,7 +876,7 @@ async fn closure_param_like_a_partly_moved_value() -> Result<String, ToolError> 
     };
     let name = p.name;
     let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
-    let words = vec!["ab".to_owned(), "c".to_owned()];
+    let words = ["ab".to_owned(), "c".to_owned()];
     let lengths: Vec<usize> = words.iter().map(|p| p.len()).collect();
     Ok(format!("{name} {} {n} {lengths:?}", p.email))
 }
