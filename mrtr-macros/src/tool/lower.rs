@@ -1247,7 +1247,7 @@ fn stmt_attrs(stmt: &Stmt) -> &[syn::Attribute] {
 }
 
 /// Puts the answer where the hoisted ask stood (the empty placeholder). An answer that `?`
-/// applies to goes through `question_mark`, so that an answer that is not a `Result` (an
+/// applies to goes through `QuestionMark`, so that an answer that is not a `Result` (an
 /// `Answer`, a `Reply`) is refused at the `?` with a way out, not on the attribute.
 fn place_answer(expr: &mut Expr, answer: &TokenStream) {
     fn is_placeholder(expr: &Expr) -> bool {
@@ -1416,7 +1416,6 @@ impl Jumps<'_, '_> {
         self.native.is_empty() && !ask::is_ask(mac) && !jump_free(mac)
     }
 
-    /// A fresh guard for the macro call at `span` (see [`guard_ident`]).
     /// A new guard for the macro call at `call`: the statements that move it out and put
     /// it back (see [`guard_ident`]). All at the call, so that rustc's error points there.
     fn guard(&mut self, call: Span) -> (TokenStream, TokenStream) {
