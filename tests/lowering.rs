@@ -941,3 +941,36 @@ async fn more_binding_forms_resolve_as_rustc_does() {
         "100 [8]"
     );
 }
+
+/// A labelled `break` out of a `while let` from a loop without asks, under a pattern that
+/// hides a kept value, with the hidden value read after the loop.
+#[mrtr::tool]
+async fn while_let_break_from_inside() -> Result<String, ToolError> {
+    let v = String::from("outer");
+    let mut stack = vec![1, 2, 3];
+    let mut seen = Vec::new();
+    'outer: while let Some(v) = stack.pop() {
+        let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
+        loop {
+            if v + n == 2 {
+                break 'outer;
+            }
+            break;
+        }
+        seen.push(v + n);
+    }
+    Ok(format!("{v} {seen:?}"))
+}
+
+#[tokio::test]
+async fn a_labelled_break_from_inside_a_while_let_keeps_the_outer_value() {
+    assert_eq!(
+        text(
+            while_let_break_from_inside,
+            json!({}),
+            &[number(0), number(0)]
+        )
+        .await,
+        "outer [3]"
+    );
+}
