@@ -781,3 +781,196 @@ async fn a_static_str_from_outside_the_body_is_refused_not_changed() {
     let second = first.answer([("n", number(1))]).await;
     assert!(second.is_refused_state(), "{}", second.response());
 }
+
+// ---------------------------------------------------------------- issue 25. binding forms
+
+/// A statement macro that declares a name the body already keeps.
+#[mrtr::tool]
+async fn rebound_by_a_macro() -> Result<String, ToolError> {
+    let v = 1;
+    bind!(v = 50);
+    let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
+    Ok(format!("{v} {n}"))
+}
+
+/// Let chains whose bindings hide a kept value.
+#[mrtr::tool]
+async fn let_chain_hides() -> Result<String, ToolError> {
+    let v = 7;
+    let pair = (Some(1), Some(2));
+    let out = if let Some(v) = pair.0
+        && let Some(w) = pair.1
+    {
+        let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
+        v + w + n
+    } else {
+        0
+    };
+    Ok(format!("{v} {out}"))
+}
+
+/// A `while let` whose pattern hides a kept value, left by a labelled `continue`/`break`.
+#[mrtr::tool]
+async fn while_let_labelled() -> Result<String, ToolError> {
+    let v = 100;
+    let mut stack = vec![1, 2, 3];
+    let mut seen = Vec::new();
+    'outer: while let Some(v) = stack.pop() {
+        let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
+        seen.push(v + n);
+        if v == 2 {
+            continue 'outer;
+        }
+        if v == 1 {
+            break 'outer;
+        }
+    }
+    Ok(format!("{v} {seen:?}"))
+}
+
+/// Closure parameters named like a kept value.
+#[mrtr::tool]
+async fn closure_param_like_a_kept_value() -> Result<String, ToolError> {
+    let n = 3;
+    let items = vec![1, 2];
+    let doubled: Vec<i64> = items.iter().map(|n| n * 2).collect();
+    let m = ask!(elicit::form::<Number>("m?")).accepted()?.value;
+    let tripled: Vec<i64> = items.iter().map(|n| n * 3).collect();
+    Ok(format!("{n} {m} {doubled:?} {tripled:?}"))
+}
+
+#[tokio::test]
+async fn binding_forms_resolve_as_rustc_does() {
+    assert_eq!(
+        text(rebound_by_a_macro, json!({}), &[number(2)]).await,
+        "50 2"
+    );
+    assert_eq!(text(let_chain_hides, json!({}), &[number(4)]).await, "7 7");
+    assert_eq!(
+        text(
+            while_let_labelled,
+            json!({}),
+            &[number(0), number(0), number(0)]
+        )
+        .await,
+        "100 [3, 2, 1]"
+    );
+    assert_eq!(
+        text(closure_param_like_a_kept_value, json!({}), &[number(5)]).await,
+        "3 5 [2, 4] [3, 6]"
+    );
+}
+
+struct Contact {
+    name: String,
+    email: String,
+}
+
+/// A closure parameter named like a value kept field by field is another binding: its method
+/// calls are not uses of the kept value.
+#[mrtr::tool]
+async fn closure_param_like_a_partly_moved_value() -> Result<String, ToolError> {
+    let p = Contact {
+        name: "ada".to_owned(),
+        email: "ada@x".to_owned(),
+    };
+    let name = p.name;
+    let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
+    let words = ["ab".to_owned(), "c".to_owned()];
+    let lengths: Vec<usize> = words.iter().map(|p| p.len()).collect();
+    Ok(format!("{name} {} {n} {lengths:?}", p.email))
+}
+
+/// Let chains in a `while` whose bindings hide a kept value, and read it in a later condition.
+#[mrtr::tool]
+async fn while_let_chain() -> Result<String, ToolError> {
+    let v = 10;
+    let mut stack: Vec<i64> = vec![1, 2, 3];
+    let mut seen = Vec::new();
+    let ten = v;
+    while let Some(w) = stack.pop()
+        && let Some(v) = w.checked_mul(ten)
+    {
+        let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
+        seen.push(v + n);
+    }
+    Ok(format!("{v} {seen:?}"))
+}
+
+/// A labelled `continue` to a `while let` from a loop without asks, under a pattern that
+/// hides a kept value.
+#[mrtr::tool]
+async fn while_let_continue_from_inside() -> Result<String, ToolError> {
+    let v = 100;
+    let mut stack = vec![1, 2, 3];
+    let mut seen = Vec::new();
+    'outer: while let Some(v) = stack.pop() {
+        for i in 0..3 {
+            if i == v {
+                continue 'outer;
+            }
+        }
+        let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
+        seen.push(v + n);
+    }
+    Ok(format!("{v} {seen:?}"))
+}
+
+#[tokio::test]
+async fn more_binding_forms_resolve_as_rustc_does() {
+    assert_eq!(
+        text(
+            closure_param_like_a_partly_moved_value,
+            json!({}),
+            &[number(1)]
+        )
+        .await,
+        "ada ada@x 1 [2, 1]"
+    );
+    assert_eq!(
+        text(
+            while_let_chain,
+            json!({}),
+            &[number(0), number(0), number(0)]
+        )
+        .await,
+        "10 [30, 20, 10]"
+    );
+    assert_eq!(
+        text(while_let_continue_from_inside, json!({}), &[number(5)]).await,
+        "100 [8]"
+    );
+}
+
+/// A labelled `break` out of a `while let` from a loop without asks, under a pattern that
+/// hides a kept value, with the hidden value read after the loop.
+#[mrtr::tool]
+async fn while_let_break_from_inside() -> Result<String, ToolError> {
+    let v = String::from("outer");
+    let mut stack = vec![1, 2, 3];
+    let mut seen = Vec::new();
+    'outer: while let Some(v) = stack.pop() {
+        let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
+        loop {
+            if v + n == 2 {
+                break 'outer;
+            }
+            break;
+        }
+        seen.push(v + n);
+    }
+    Ok(format!("{v} {seen:?}"))
+}
+
+#[tokio::test]
+async fn a_labelled_break_from_inside_a_while_let_keeps_the_outer_value() {
+    assert_eq!(
+        text(
+            while_let_break_from_inside,
+            json!({}),
+            &[number(0), number(0)]
+        )
+        .await,
+        "outer [3]"
+    );
+}

@@ -152,7 +152,16 @@ impl Scan<'_> {
 
     fn tokens(&mut self, tokens: TokenStream) -> Option<()> {
         let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+        let mut skip_until = 0;
         for (index, token) in tokens.iter().enumerate() {
+            if index < skip_until {
+                continue;
+            }
+            // A closure whose parameters re-bind the name: its body is another binding's.
+            if let Some(end) = closure_hiding(&tokens, index, &self.name) {
+                skip_until = end;
+                continue;
+            }
             match token {
                 TokenTree::Group(group) => self.tokens(group.stream())?,
                 TokenTree::Literal(literal)
@@ -182,6 +191,56 @@ impl Scan<'_> {
             }
         }
         Some(())
+    }
+}
+
+/// Where the body of the closure starting at `tokens[start]` ends, if its parameters bind
+/// `name` (`|p| p.len()`, `move |(p, q)| ..`): the braced body, or the tokens up to the next
+/// `,` or `;` of this level.
+fn closure_hiding(tokens: &[TokenTree], start: usize, name: &str) -> Option<usize> {
+    if !is_punct(tokens.get(start), '|') {
+        return None;
+    }
+    // After an operand, `|` is a binary or (or a pattern's alternative).
+    let operand = match start.checked_sub(1).map(|before| &tokens[before]) {
+        Some(TokenTree::Ident(ident)) => ident != "move" && ident != "return",
+        Some(TokenTree::Literal(_) | TokenTree::Group(_)) => true,
+        Some(TokenTree::Punct(_)) | None => false,
+    };
+    if operand {
+        return None;
+    }
+    let close = start
+        + 1
+        + tokens[start + 1..]
+            .iter()
+            .position(|token| is_punct(Some(token), '|'))?;
+    let binds = tokens[start + 1..close]
+        .iter()
+        .any(|token| mentions(token, name));
+    if !binds {
+        return None;
+    }
+    let body = close + 1;
+    match tokens.get(body) {
+        Some(TokenTree::Group(group)) if group.delimiter() == Delimiter::Brace => Some(body + 1),
+        _ => Some(
+            body + tokens[body..]
+                .iter()
+                .position(|token| is_punct(Some(token), ',') || is_punct(Some(token), ';'))
+                .unwrap_or(tokens.len() - body),
+        ),
+    }
+}
+
+fn mentions(token: &TokenTree, name: &str) -> bool {
+    match token {
+        TokenTree::Ident(ident) => ident == name,
+        TokenTree::Group(group) => group
+            .stream()
+            .into_iter()
+            .any(|token| mentions(&token, name)),
+        _ => false,
     }
 }
 

@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::{Ident, Span, TokenStream};
 use syn::Expr;
 
 use super::scope::{Binding, BindingId};
@@ -151,4 +151,8 @@ pub(crate) struct Program {
     /// The body's string literals, sorted: a kept `&'static str` equal to one is restored as
     /// that literal.
     pub(crate) literals: Vec<String>,
+    /// Identifiers a statement macro receives in a binding position (`bind!(v = 1)`) that
+    /// name a binding of an enclosing scope: the macro may declare a new one that hides it
+    /// until the scope ends, invisibly to the machine. Refused where that binding is kept.
+    pub(crate) macro_binds: Vec<(Ident, String, BindingId)>,
 }

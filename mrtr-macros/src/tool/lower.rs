@@ -83,6 +83,8 @@ pub(crate) struct Lowerer<'e> {
     desugared: bool,
     /// Set while the last statement of a block whose value is used is lowered.
     tail_stmt: bool,
+    /// The `macro_rules!` the body defines.
+    macro_names: BTreeSet<String>,
 }
 
 impl<'e> Lowerer<'e> {
@@ -98,6 +100,7 @@ impl<'e> Lowerer<'e> {
                 items: Vec::new(),
                 guards: Vec::new(),
                 literals: Vec::new(),
+                macro_binds: Vec::new(),
             },
             scopes,
             loops: Vec::new(),
@@ -112,6 +115,7 @@ impl<'e> Lowerer<'e> {
             path: Vec::new(),
             desugared: false,
             tail_stmt: false,
+            macro_names: BTreeSet::new(),
         }
     }
 
@@ -283,10 +287,17 @@ impl<'e> Lowerer<'e> {
     fn stmts(&mut self, stmts: &[Stmt], dest: Dest) {
         // Items are visible in the whole block, whatever their position: hoist them first.
         let mut rest: Vec<&Stmt> = Vec::new();
+        // The names the block's `let`s bind before each item, which a macro may read.
+        let mut earlier = BTreeSet::new();
         for stmt in stmts {
             match stmt {
-                Stmt::Item(item) => self.program.items.push(item.to_token_stream()),
-                other => rest.push(other),
+                Stmt::Item(item) => self.hoist_item(item, &earlier),
+                other => {
+                    if let Stmt::Local(local) = other {
+                        earlier.extend(pat_names(&local.pat));
+                    }
+                    rest.push(other);
+                }
             }
         }
         let tail = match rest.last() {
@@ -341,11 +352,71 @@ impl<'e> Lowerer<'e> {
             Stmt::Local(local) => self.local(local),
             Stmt::Expr(expr, _) => self.effect(expr),
             Stmt::Macro(mac) if ask::is_ask(&mac.mac) => self.ask_statement(&mac.mac),
-            Stmt::Macro(_) => {
+            Stmt::Macro(call) => {
+                self.note_macro_binds(&call.mac);
                 let code = self.verbatim_stmt(stmt);
                 self.stmt_code(code);
             }
-            Stmt::Item(item) => self.program.items.push(item.to_token_stream()),
+            Stmt::Item(item) => self.hoist_item(item, &BTreeSet::new()),
+        }
+    }
+
+    /// Items are emitted once, before the machine, so that every block sees them as every
+    /// statement of the body did. That keeps their meaning only at the body's top level, for an
+    /// item that reads no local: anything else is refused at the item.
+    fn hoist_item(&mut self, item: &syn::Item, earlier: &BTreeSet<String>) {
+        // The parameters' scope and the body's.
+        if self.scopes.depth() > 2 {
+            self.error(
+                item_name_span(item),
+                "an item (`fn`, `const`, `struct`, `use`, `macro_rules!`, ..) cannot go inside a block that asks: the machine takes the block apart and declares its items for the whole body, where this one would hide others of its name; move it to the top of the body or out of the function",
+            );
+            return;
+        }
+        if let syn::Item::Macro(definition) = item
+            && definition.mac.path.is_ident("macro_rules")
+            && let Some(name) = &definition.ident
+        {
+            if !self.macro_names.insert(name.to_string()) {
+                self.error(
+                    name,
+                    format!("`{name}!` is defined twice in the body: the machine declares the body's items once, before its code, so uses before the second definition would see it too; give the second one another name"),
+                );
+            }
+            if let Some(local) = reads_a_local(definition.mac.tokens.clone(), &self.scopes, earlier)
+            {
+                self.error(
+                    &local,
+                    format!("`{name}!` reads the local `{local}`: the machine declares the body's items before its code, where `{local}` is not in scope; pass `{local}` to the macro as an argument"),
+                );
+            }
+        }
+        self.program.items.push(item.to_token_stream());
+    }
+
+    /// Records the identifiers a statement macro receives in a binding position (after `let`
+    /// or `mut`, or before a lone `=`) that name a binding of an enclosing scope.
+    fn note_macro_binds(&mut self, mac: &syn::Macro) {
+        let name = mac
+            .path
+            .segments
+            .last()
+            .map(|segment| segment.ident.to_string())
+            .unwrap_or_default();
+        if NEVER_BINDS.contains(&name.as_str()) {
+            return;
+        }
+        for ident in binding_positions(mac.tokens.clone()) {
+            let text = ident.to_string();
+            let (found, enclosing) = (
+                self.scopes.lookup(&text),
+                self.scopes.lookup_enclosing(&text),
+            );
+            if let Some(id) = found
+                && found == enclosing
+            {
+                self.program.macro_binds.push((ident, name.clone(), id));
+            }
         }
     }
 
@@ -1176,7 +1247,7 @@ fn stmt_attrs(stmt: &Stmt) -> &[syn::Attribute] {
 }
 
 /// Puts the answer where the hoisted ask stood (the empty placeholder). An answer that `?`
-/// applies to goes through `question_mark`, so that an answer that is not a `Result` (an
+/// applies to goes through `QuestionMark`, so that an answer that is not a `Result` (an
 /// `Answer`, a `Reply`) is refused at the `?` with a way out, not on the attribute.
 fn place_answer(expr: &mut Expr, answer: &TokenStream) {
     fn is_placeholder(expr: &Expr) -> bool {
@@ -1345,7 +1416,6 @@ impl Jumps<'_, '_> {
         self.native.is_empty() && !ask::is_ask(mac) && !jump_free(mac)
     }
 
-    /// A fresh guard for the macro call at `span` (see [`guard_ident`]).
     /// A new guard for the macro call at `call`: the statements that move it out and put
     /// it back (see [`guard_ident`]). All at the call, so that rustc's error points there.
     fn guard(&mut self, call: Span) -> (TokenStream, TokenStream) {
@@ -1593,6 +1663,109 @@ impl VisitMut for Jumps<'_, '_> {
 pub(crate) fn guard_ident(index: usize, call: Span) -> Ident {
     let span = Span::mixed_site().located_at(call);
     format_ident!("__mrtr_continue_guard_{}", index, span = span)
+}
+
+/// Where an item is named, to point at it.
+fn item_name_span(item: &syn::Item) -> TokenStream {
+    match item {
+        syn::Item::Fn(function) => function.sig.ident.to_token_stream(),
+        syn::Item::Const(constant) => constant.ident.to_token_stream(),
+        syn::Item::Static(item) => item.ident.to_token_stream(),
+        syn::Item::Struct(item) => item.ident.to_token_stream(),
+        syn::Item::Enum(item) => item.ident.to_token_stream(),
+        syn::Item::Macro(item) => item.ident.as_ref().map_or_else(
+            || item.mac.path.to_token_stream(),
+            ToTokens::to_token_stream,
+        ),
+        other => other.to_token_stream(),
+    }
+}
+
+/// An identifier of a `macro_rules!` definition that names a local in scope where it is
+/// defined (not a `$variable`, a field, a method or a path segment).
+fn reads_a_local(
+    tokens: TokenStream,
+    scopes: &Scopes,
+    earlier: &BTreeSet<String>,
+) -> Option<Ident> {
+    use proc_macro2::TokenTree;
+    let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+    for (index, token) in tokens.iter().enumerate() {
+        match token {
+            TokenTree::Group(group) => {
+                if let Some(found) = reads_a_local(group.stream(), scopes, earlier) {
+                    return Some(found);
+                }
+            }
+            TokenTree::Ident(ident) => {
+                let before = index.checked_sub(1).map(|before| &tokens[before]);
+                let qualified = matches!(before, Some(TokenTree::Punct(punct)) if matches!(punct.as_char(), '$' | '.' | ':'));
+                let name = ident.to_string();
+                if !qualified && (scopes.lookup(&name).is_some() || earlier.contains(&name)) {
+                    return Some(ident.clone());
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Macros that never declare a name their caller sees: the standard ones a statement calls,
+/// and logging macros, whose `field = value` is not a binding.
+const NEVER_BINDS: &[&str] = &[
+    "assert",
+    "assert_eq",
+    "assert_ne",
+    "debug_assert",
+    "debug_assert_eq",
+    "debug_assert_ne",
+    "dbg",
+    "eprint",
+    "eprintln",
+    "panic",
+    "print",
+    "println",
+    "todo",
+    "unimplemented",
+    "unreachable",
+    "write",
+    "writeln",
+    "trace",
+    "debug",
+    "info",
+    "warn",
+    "error",
+    "event",
+];
+
+/// The identifiers among a macro's tokens in a binding position: after `let` or `mut`, or
+/// before a lone `=` (`bind!(v = 1)`), where the expansion may declare them.
+fn binding_positions(tokens: TokenStream) -> Vec<Ident> {
+    use proc_macro2::{Spacing, TokenTree};
+    let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut found = Vec::new();
+    for (index, token) in tokens.iter().enumerate() {
+        match token {
+            TokenTree::Group(group) => found.extend(binding_positions(group.stream())),
+            TokenTree::Ident(ident) if ident != "let" && ident != "mut" => {
+                let after_keyword = index > 0
+                    && matches!(&tokens[index - 1], TokenTree::Ident(before) if before == "let" || before == "mut");
+                let before_assign = matches!(
+                    tokens.get(index + 1),
+                    Some(TokenTree::Punct(punct)) if punct.as_char() == '=' && punct.spacing() == Spacing::Alone
+                ) && !matches!(
+                    index.checked_sub(1).map(|before| &tokens[before]),
+                    Some(TokenTree::Punct(punct)) if punct.as_char() == '.'
+                );
+                if after_keyword || before_assign {
+                    found.push(ident.clone());
+                }
+            }
+            _ => {}
+        }
+    }
+    found
 }
 
 /// Standard macros whose expansions never `break` or `continue` by themselves.

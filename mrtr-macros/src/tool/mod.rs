@@ -124,6 +124,13 @@ fn machine(
         let ident = &lowered.program.bindings[id].ident;
         errors.spanned(ident, format!("`{ident}` is declared without a value and used after an ask!; give it its value where it is declared (e.g. `let {ident} = if .. {{ .. }} else {{ .. }};`)"));
     }
+    let crossing = liveness::crossing(&lowered.live);
+    for (ident, name, id) in &lowered.program.macro_binds {
+        let binding = &lowered.program.bindings[*id];
+        if crossing.contains(id) && binding.kind.is_kept() {
+            errors.spanned(ident, format!("`{name}!` may declare a new `{ident}` here, which would hide the kept `{ident}` until this block ends: #[mrtr::tool] does not see the macro's expansion, so it could not tell them apart; declare it with `let {ident} = ..;`, or let the macro bind another name"));
+        }
+    }
     for id in liveness::crossing(&lowered.live) {
         let binding = &lowered.program.bindings[id];
         if !binding.borrowed {

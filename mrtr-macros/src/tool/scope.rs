@@ -56,6 +56,11 @@ pub(crate) struct Scopes {
 }
 
 impl Scopes {
+    /// How many scopes are open (the parameters' and the body's at the body's top level).
+    pub(crate) fn depth(&self) -> usize {
+        self.stack.len()
+    }
+
     pub(crate) fn push(&mut self) {
         self.stack.push(Vec::new());
     }

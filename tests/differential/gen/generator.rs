@@ -131,6 +131,11 @@ pub const FEATURES: &[(&str, bool, &str)] = &[
         "a macro_rules! of the body, called in expressions and as a statement",
     ),
     ("stmt_attr", true, "lint attributes on statements that ask"),
+    (
+        "closure_shadow",
+        true,
+        "closures whose parameter is named like a visible local",
+    ),
 ];
 
 /// A `match` arm's pattern, and the binding it introduces with its type.
@@ -525,6 +530,17 @@ impl<'f> Gen<'f> {
                 0 if deep && self.f.on("user_macro") && self.rng.chance(30) => {
                     let a = self.expr(Ty::I64, depth + 1);
                     format!("twice!({a})")
+                }
+                0 if deep && self.f.on("closure_shadow") && self.rng.chance(30) => {
+                    let a = self.expr(Ty::I64, depth + 1);
+                    let vars = self.visible();
+                    let param = match vars.is_empty() {
+                        true => "q".to_owned(),
+                        false => self.rng.pick(&vars).name.clone(),
+                    };
+                    format!(
+                        "[{a}, 2].iter().map(|{param}: &i64| {param}.wrapping_add(1)).fold(0i64, i64::wrapping_add)"
+                    )
                 }
                 0 | 1 => self.lit_i64(),
                 2 => {
