@@ -24,7 +24,7 @@ pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 ///
 /// ```
 /// use std::time::Duration;
-/// let limits = mrtr_runtime::rmcp::HttpLimits::new()
+/// let limits = mrtr::rmcp::HttpLimits::new()
 ///     .max_connections(256)
 ///     .shutdown_grace(Duration::from_secs(20));
 /// # let _ = limits;

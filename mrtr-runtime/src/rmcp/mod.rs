@@ -6,9 +6,9 @@
 //! ([`DirectRounds`]), with the same checks and the same response.
 //!
 //! ```no_run
-//! # async fn serve(server: mrtr_runtime::Server) -> Result<(), Box<dyn std::error::Error>> {
+//! # async fn serve(server: mrtr::Server) -> Result<(), Box<dyn std::error::Error>> {
 //! use rmcp::ServiceExt;
-//! let running = mrtr_runtime::rmcp::McpServer::new(server).serve(mrtr_runtime::rmcp::stdio()).await?;
+//! let running = mrtr::rmcp::McpServer::new(server).serve(mrtr::rmcp::stdio()).await?;
 //! running.waiting().await?;
 //! # Ok(()) }
 //! ```

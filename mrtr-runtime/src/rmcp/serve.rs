@@ -45,8 +45,8 @@ impl McpServer {
     /// stdout carries the protocol.
     ///
     /// ```no_run
-    /// # async fn run(server: mrtr_runtime::Server) -> Result<(), mrtr_runtime::rmcp::ServeError> {
-    /// mrtr_runtime::rmcp::McpServer::new(server).serve_stdio().await
+    /// # async fn run(server: mrtr::Server) -> Result<(), mrtr::rmcp::ServeError> {
+    /// mrtr::rmcp::McpServer::new(server).serve_stdio().await
     /// # }
     /// ```
     pub async fn serve_stdio(self) -> Result<(), ServeError> {
@@ -75,8 +75,8 @@ impl McpServer {
     /// sessions are closed and serving returns.
     ///
     /// ```no_run
-    /// # async fn run(server: mrtr_runtime::Server) -> Result<(), mrtr_runtime::rmcp::ServeError> {
-    /// mrtr_runtime::rmcp::McpServer::new(server).serve_http("127.0.0.1:3000").await
+    /// # async fn run(server: mrtr::Server) -> Result<(), mrtr::rmcp::ServeError> {
+    /// mrtr::rmcp::McpServer::new(server).serve_http("127.0.0.1:3000").await
     /// # }
     /// ```
     pub async fn serve_http(self, address: impl ToSocketAddrs) -> Result<(), ServeError> {
@@ -184,8 +184,8 @@ impl McpServer {
     /// own router (a tower service):
     ///
     /// ```no_run
-    /// # fn app(server: mrtr_runtime::Server) -> axum::Router {
-    /// let mcp = mrtr_runtime::rmcp::McpServer::new(server).http_service();
+    /// # fn app(server: mrtr::Server) -> axum::Router {
+    /// let mcp = mrtr::rmcp::McpServer::new(server).http_service();
     /// axum::Router::new().nest_service("/mcp", mcp)
     /// # }
     /// ```

@@ -52,7 +52,7 @@ pub struct ServerInfo {
 ///
 /// ```
 /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
-/// use mrtr_runtime::Server;
+/// use mrtr::Server;
 /// use serde_json::json;
 ///
 /// let server = Server::builder("demo", "1.0.0").build()?;
@@ -173,7 +173,7 @@ impl Server {
     /// sealed. Returns `None` then: the spec forbids answering a cancelled request.
     ///
     /// ```
-    /// # async fn demo(server: mrtr_runtime::Server, request: serde_json::Value,
+    /// # async fn demo(server: mrtr::Server, request: serde_json::Value,
     /// #     cancelled: impl std::future::Future<Output = ()>) {
     /// // `cancelled` completes when `notifications/cancelled` names this request's id.
     /// if let Some(response) = server.handle_until(request, None, cancelled).await {

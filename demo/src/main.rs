@@ -3,7 +3,8 @@
 //! is printed, so you can watch `input_required`, `inputRequests`, the sealed `requestState`
 //! and the retries happen.
 //!
-//! Run it with `cargo run --example tour`.
+//! Run it with `cargo run -p mrtr-demo`: a package of its own, so that it builds only what
+//! it needs (not the test and benchmark dependencies of the workspace).
 
 use std::io;
 use std::pin::Pin;
