@@ -84,7 +84,10 @@ def main():
 
         modern = {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list"}
         for origin in ["https://evil.example", "null"]:
-            status, _, _ = post(connection, LISTING, {**modern, "Origin": origin})
+            # A refused request's body is left unread, so the server closes that connection.
+            refused = http.client.HTTPConnection(HOST, PORT, timeout=10)
+            status, _, _ = post(refused, LISTING, {**modern, "Origin": origin})
+            refused.close()
             check(status == 403, f"Origin: {origin} gets {status} (403 expected)")
         status, _, _ = post(connection, LISTING, modern)
         check(status == 200, f"no Origin gets {status} (200 expected)")
