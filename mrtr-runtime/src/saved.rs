@@ -405,27 +405,10 @@ fn schemas() -> std::sync::MutexGuard<'static, Vec<(Value, Arc<[u8]>)>> {
     SCHEMAS.lock().unwrap_or_else(|poison| poison.into_inner())
 }
 
-/// Whether `a` and `b` are equal with their members in the same order. `Value`'s own equality
-/// ignores the order, which is the order a form's fields are shown in.
-fn same_in_order(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Object(a), Value::Object(b)) => {
-            a.len() == b.len()
-                && a.iter()
-                    .zip(b)
-                    .all(|((ka, va), (kb, vb))| ka == kb && same_in_order(va, vb))
-        }
-        (Value::Array(a), Value::Array(b)) => {
-            a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same_in_order(a, b))
-        }
-        _ => a == b,
-    }
-}
-
 fn schema_to_cbor(schema: &Value) -> Option<Arc<[u8]>> {
     if let Some((_, cbor)) = schemas()
         .iter()
-        .find(|(known, _)| same_in_order(known, schema))
+        .find(|(known, _)| crate::form::same_in_order(known, schema))
     {
         return Some(Arc::clone(cbor));
     }

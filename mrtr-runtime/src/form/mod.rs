@@ -69,6 +69,23 @@ pub mod __derive {
 }
 pub use validate::validate_content;
 
+/// Whether two schemas (or any values) are equal with their members in the same order.
+/// `Value`'s own equality ignores the order, which is the order a form's fields are shown in.
+pub(crate) fn same_in_order(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(a), Value::Object(b)) => {
+            a.len() == b.len()
+                && a.iter()
+                    .zip(b)
+                    .all(|((ka, va), (kb, vb))| ka == kb && same_in_order(va, vb))
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same_in_order(a, b))
+        }
+        _ => a == b,
+    }
+}
+
 /// A struct that can be asked for with a form-mode elicitation.
 ///
 /// Implement it with `#[derive(mrtr::Form)]`; a hand-written implementation must keep

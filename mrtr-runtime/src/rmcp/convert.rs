@@ -170,7 +170,7 @@ fn elicitation_schema(schema: Value) -> Result<ElicitationSchema, ErrorData> {
     let mut forms = FORMS.lock().unwrap_or_else(|poison| poison.into_inner());
     if let Some((_, typed)) = forms
         .iter()
-        .find(|(known, _)| same_in_order(known, &schema))
+        .find(|(known, _)| crate::form::same_in_order(known, &schema))
     {
         return Ok(typed.clone());
     }
@@ -179,23 +179,6 @@ fn elicitation_schema(schema: Value) -> Result<ElicitationSchema, ErrorData> {
         forms.push((schema, typed.clone()));
     }
     Ok(typed)
-}
-
-/// Whether `a` and `b` are equal with their members in the same order (`Value`'s own equality
-/// ignores the order, which a form's schema must keep).
-fn same_in_order(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Object(a), Value::Object(b)) => {
-            a.len() == b.len()
-                && a.iter()
-                    .zip(b)
-                    .all(|((ka, va), (kb, vb))| ka == kb && same_in_order(va, vb))
-        }
-        (Value::Array(a), Value::Array(b)) => {
-            a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same_in_order(a, b))
-        }
-        _ => a == b,
-    }
 }
 
 /// The property name and options of a schema that is exactly an `elicit::choice` without
