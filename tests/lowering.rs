@@ -729,11 +729,9 @@ async fn kept_infinity() -> Result<String, ToolError> {
     Ok(format!("{} {n}", ratio.value))
 }
 
-// The form derive keeps a form as its JSON content (`FormField::encode` in
-// mrtr-runtime/src/form/field.rs), where infinity becomes `null`: the next round refuses the
-// state. That code is being changed elsewhere; this test pins the expected behaviour.
+// The form derive keeps a form as its JSON content (`FormField::encode`), which has no
+// infinity: it is written as a marker that only a kept value reads.
 #[tokio::test]
-#[ignore = "needs FormField::encode to keep a non-finite float (mrtr-runtime/src/form/field.rs)"]
 async fn a_form_float_that_decodes_to_infinity_survives_the_next_round() {
     let script = [answer::accept(json!({ "value": 1e39 })), number(2)];
     assert_eq!(text(kept_infinity, json!({}), &script).await, "inf 2");

@@ -160,13 +160,25 @@ macro_rules! float_field {
                         .as_f64()
                         .map(|float| float as $ty)
                         .ok_or_else(|| format!("expected a number, got {number}")),
+                    // Only a kept value reads these: a client's answer is validated as a
+                    // number first.
+                    Some(Value::String(marker)) => non_finite(marker)
+                        .map(|float| float as $ty)
+                        .ok_or_else(|| format!("expected a number, got {marker:?}")),
                     Some(other) => Err(format!("expected a number, got {other}")),
                     None => Err(missing()),
                 }
             }
 
             fn encode(&self) -> Option<Value> {
-                Some(Value::from(f64::from(*self)))
+                let float = f64::from(*self);
+                // JSON has no infinity: a number beyond the type's range decodes to one (as
+                // `1e39` does for an `f32`), and a kept form must come back as it was.
+                Some(if float.is_finite() {
+                    Value::from(float)
+                } else {
+                    Value::from(non_finite_marker(float))
+                })
             }
         }
 
@@ -175,6 +187,27 @@ macro_rules! float_field {
 }
 
 float_field!(f32, f64);
+
+/// How a kept non-finite float is written in form content.
+fn non_finite_marker(float: f64) -> &'static str {
+    if float.is_nan() {
+        "NaN"
+    } else if float > 0.0 {
+        "Infinity"
+    } else {
+        "-Infinity"
+    }
+}
+
+/// The float a [`non_finite_marker`] stands for.
+fn non_finite(marker: &str) -> Option<f64> {
+    match marker {
+        "NaN" => Some(f64::NAN),
+        "Infinity" => Some(f64::INFINITY),
+        "-Infinity" => Some(f64::NEG_INFINITY),
+        _ => None,
+    }
+}
 
 impl<T: FormField> FormField for Option<T> {
     const REQUIRED: bool = false;
@@ -318,4 +351,38 @@ const fn bytes_equal(a: &[u8], b: &[u8]) -> bool {
         index += 1;
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kept_non_finite_float_comes_back_and_a_finite_one_stays_a_number() {
+        for float in [f64::INFINITY, f64::NEG_INFINITY, 1.5, -0.25] {
+            let kept = float.encode().unwrap();
+            assert_eq!(f64::decode(Some(&kept)), Ok(float), "{kept}");
+        }
+        assert!(
+            f64::decode(Some(&f64::NAN.encode().unwrap()))
+                .unwrap()
+                .is_nan()
+        );
+        assert_eq!(1.5f32.encode(), Some(json!(1.5)));
+        let overflow = f32::decode(Some(&json!(1e39))).unwrap();
+        assert_eq!(overflow, f32::INFINITY);
+        assert_eq!(
+            f32::decode(Some(&overflow.encode().unwrap())),
+            Ok(f32::INFINITY)
+        );
+        assert!(f64::decode(Some(&json!("Infinite"))).is_err());
+    }
+
+    #[test]
+    fn a_client_cannot_answer_a_number_with_a_marker() {
+        let schema = json!({"type": "object", "properties": {"value": {"type": "number"}},
+            "required": ["value"]});
+        let refused = crate::form::validate_content(&schema, &json!({"value": "Infinity"}));
+        assert!(refused.is_err(), "{refused:?}");
+    }
 }
