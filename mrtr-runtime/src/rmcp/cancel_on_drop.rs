@@ -13,23 +13,8 @@ use http_body::{Body, Frame, SizeHint};
 use http_body_util::Full;
 use http_body_util::combinators::BoxBody;
 use rmcp::model::RequestId;
-use serde::Deserialize;
 
 use super::direct::Rmcp;
-
-/// The methods whose calls run a machine on a 2025-era session.
-const CALLS: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
-
-/// The id of a call in `body`, if it is a request of one of the methods that run a machine.
-pub(super) fn call_id(body: &[u8]) -> Option<RequestId> {
-    #[derive(Deserialize)]
-    struct Call {
-        id: RequestId,
-        method: String,
-    }
-    let call: Call = serde_json::from_slice(body).ok()?;
-    CALLS.contains(&call.method.as_str()).then_some(call.id)
-}
 
 /// `inner`, the event stream of call `id`; dropped before its end, it cancels the call.
 pub(super) struct CancelOnDrop {

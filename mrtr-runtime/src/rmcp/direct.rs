@@ -42,7 +42,7 @@ use rmcp::model::{
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde::Deserialize;
 
-use super::cancel_on_drop::{CancelOnDrop, call_id};
+use super::cancel_on_drop::CancelOnDrop;
 use super::sessions::BoundedSessions;
 use super::{McpServer, Principal, Retry, error};
 use crate::server::{RoundMethod, check_meta};
@@ -215,7 +215,7 @@ impl DirectRounds {
                 Ok(bytes) => bytes,
                 Err(response) => return response,
             };
-            if let Some(id) = initialize_id(&bytes) {
+            if let Some(id) = request_id(&bytes, |method| method == "initialize") {
                 return sessions_full(id);
             }
             self.rmcp
@@ -227,7 +227,7 @@ impl DirectRounds {
                 Ok(bytes) => bytes,
                 Err(response) => return response,
             };
-            let call = call_id(&bytes);
+            let call = request_id(&bytes, runs_a_machine);
             let headers = cancel_headers(&parts.headers);
             let response = self
                 .rmcp
@@ -346,8 +346,7 @@ impl Settings {
                 .and_then(|length| length.parse::<usize>().ok())
                 .is_some_and(|length| length < self.config.max_request_body_bytes)
             && only(headers, "mcp-protocol-version") == Some(PROTOCOL_VERSION)
-            && only(headers, "mcp-method")
-                .is_some_and(|method| [TOOLS_CALL, PROMPTS_GET, RESOURCES_READ].contains(&method))
+            && only(headers, "mcp-method").is_some_and(runs_a_machine)
             && only(headers, "mcp-name").is_some()
             && !headers
                 .keys()
@@ -598,15 +597,20 @@ fn cancel_headers(headers: &HeaderMap) -> HeaderMap {
     kept
 }
 
-/// The id of an `initialize` request in `body`, if it is one.
-fn initialize_id(body: &[u8]) -> Option<RequestId> {
+/// The id of the request in `body`, if it is a request of a method `wanted` accepts.
+fn request_id(body: &[u8], wanted: impl Fn(&str) -> bool) -> Option<RequestId> {
     #[derive(Deserialize)]
-    struct Initialize {
+    struct Head {
         id: RequestId,
         method: String,
     }
-    let request: Initialize = serde_json::from_slice(body).ok()?;
-    (request.method == "initialize").then_some(request.id)
+    let head: Head = serde_json::from_slice(body).ok()?;
+    wanted(&head.method).then_some(head.id)
+}
+
+/// The three methods whose calls run a machine.
+fn runs_a_machine(method: &str) -> bool {
+    [TOOLS_CALL, PROMPTS_GET, RESOURCES_READ].contains(&method)
 }
 
 /// The answer to an `initialize` when every session place is taken: 503, and a JSON-RPC error

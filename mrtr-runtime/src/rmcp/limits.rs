@@ -4,7 +4,8 @@
 
 use std::time::Duration;
 
-/// The time a client has to send a request's head (request line and headers): 10 s.
+/// The time a client has to send a request's head (request line and headers): 10 s. It is
+/// also how long an idle keep-alive connection stays open after its last response.
 pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The time a client has to send a request's body, counted from its arrival: 30 s.
