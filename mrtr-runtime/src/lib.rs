@@ -35,6 +35,7 @@ pub mod rmcp;
 mod saved;
 mod server;
 mod single_use;
+pub mod task;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod token;
