@@ -10,7 +10,8 @@
 use mrtr::rmcp::McpServer;
 use mrtr::{
     Answer, CallToolResult, Choice, Completion, CompletionRequest, Context, Form, PromptMessage,
-    Reply, ResourceOutput, SamplingRequest, Server, ToolError, content, elicit, roots, sample,
+    Reply, ResourceOutput, SamplingRequest, Server, ToolError, content, elicit, handoff, roots,
+    sample,
 };
 use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use serde_json::{Map, Value, json};
@@ -372,6 +373,13 @@ fn server() -> Result<Server, mrtr::BuildError> {
         .tool(test_multiple_content_types)
         .tool(test_error_handling)
         .tool(test_mirrored_header)
+        .tool(greet)
+        .tool(slow_compute)
+        .tool(failing_job)
+        .tool(protocol_error_job)
+        .tool(confirm_delete)
+        .tool(multi_input)
+        .tool(test_tool_with_task)
         .prompt(test_simple_prompt)
         .prompt(test_prompt_with_arguments)
         .prompt(test_prompt_with_embedded_resource)
@@ -479,6 +487,108 @@ struct RegionArgs {
 #[mrtr::tool]
 async fn test_mirrored_header(args: RegionArgs) -> Result<String, ToolError> {
     Ok(format!("region {}", args.region))
+}
+
+// The fixtures of the `tasks-*` scenarios (SEP-2663): ordinary mrtr tools. A task-capable tool
+// without `ask!(handoff())` runs its whole body as the task.
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct GreetArgs {
+    /// Who to greet.
+    name: String,
+}
+
+/// Greets synchronously (never a task).
+#[mrtr::tool]
+async fn greet(args: GreetArgs) -> Result<String, ToolError> {
+    Ok(format!("Hello, {}!", args.name))
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct ComputeArgs {
+    /// How long the computation takes.
+    #[serde(default)]
+    seconds: u64,
+    /// A label echoed in the result.
+    #[serde(default)]
+    label: String,
+}
+
+/// Sleeps `seconds`, then answers: a task for clients that declared the extension.
+#[mrtr::tool(task = "optional")]
+async fn slow_compute(args: ComputeArgs) -> Result<String, ToolError> {
+    tokio::time::sleep(std::time::Duration::from_secs(args.seconds)).await;
+    Ok(format!("computed {} after {}s", args.label, args.seconds))
+}
+
+/// Fails as a tool (`isError: true`) after about a second; only runs as a task.
+#[mrtr::tool(task = "required")]
+async fn failing_job() -> Result<String, ToolError> {
+    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    Err(ToolError::new("the job failed, as it always does"))
+}
+
+/// Panics: a failure below the tool, reported as a failed task.
+#[mrtr::tool(task = "optional")]
+async fn protocol_error_job() -> Result<String, ToolError> {
+    panic!("protocol_error_job always panics")
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct DeleteArgs {
+    /// The file to delete.
+    filename: String,
+}
+
+#[derive(Form)]
+struct ConfirmDelete {
+    /// Delete it?
+    confirm: bool,
+}
+
+/// Asks for confirmation inside the task, then "deletes".
+#[mrtr::tool(task = "optional")]
+async fn confirm_delete(args: DeleteArgs) -> Result<String, ToolError> {
+    let confirmation = ask!(elicit::form::<ConfirmDelete>(format!(
+        "Delete {}?",
+        args.filename
+    )));
+    match confirmation {
+        Answer::Accept(ConfirmDelete { confirm: true }) => Ok(format!("deleted {}", args.filename)),
+        _ => Ok(format!("kept {}", args.filename)),
+    }
+}
+
+#[derive(Form)]
+struct Part {
+    /// A name
+    name: String,
+    /// Confirm it
+    confirm: bool,
+}
+
+/// Asks two questions at once inside the task (answered one at a time by the suite).
+#[mrtr::tool(task = "optional")]
+async fn multi_input() -> Result<String, ToolError> {
+    let (first, second) = ask!(
+        first = elicit::form::<Part>("First input"),
+        second = elicit::form::<Part>("Second input"),
+    );
+    let name = |answer: Answer<Part>| {
+        answer
+            .accepted()
+            .map_or_else(|_| "-".to_owned(), |part| part.name)
+    };
+    Ok(format!("got {} and {}", name(first), name(second)))
+}
+
+/// Asks the user's name by MRTR, then hands off: the task's result names them.
+#[mrtr::tool(task = "required")]
+async fn test_tool_with_task() -> Result<String, ToolError> {
+    let user_name = ask!(elicit::form::<Name>("What is your name?"));
+    let name = user_name.accepted()?.name;
+    ask!(handoff());
+    Ok(format!("Hello from the task, {name}!"))
 }
 
 /// A prompt without arguments.
