@@ -202,7 +202,7 @@ pub fn restore<T: Kept>(
     name: &str,
     literals: &'static [&'static str],
 ) -> Result<Option<T>, StepError> {
-    let mut reader = frame
+    let bytes = frame
         .get(name)
         .ok_or_else(|| StepError::Frame(format!("`{name}` is missing")))?;
     // The serde error can quote the value; only the slot's name is reported.
@@ -214,15 +214,15 @@ pub fn restore<T: Kept>(
         )),
         false => StepError::Frame(format!("`{name}` does not decode as its type")),
     };
-    let cbor: ciborium::Value = ciborium::from_reader(&mut reader).map_err(|_| undecodable())?;
-    let Strict { value, skipped } = Deserialize::deserialize(crate::kept::reader(&cbor, literals))
-        .map_err(|_| undecodable())?;
+    let mut reader = crate::kept::reader(bytes, literals);
+    let Strict { value, skipped } =
+        Deserialize::deserialize(&mut reader).map_err(|_| undecodable())?;
     if let Some(path) = skipped {
         return Err(StepError::Frame(format!(
             "`{name}` holds `{path}`, which its type does not have"
         )));
     }
-    if !reader.is_empty() {
+    if !reader.is_at_end() {
         return Err(StepError::Frame(format!("`{name}` has trailing bytes")));
     }
     Ok(Some(value))
@@ -617,8 +617,7 @@ mod tests {
 
     fn round_trip<S: LoopState>(state: &S) -> S {
         let bytes = crate::kept::encode(state).unwrap();
-        let cbor: ciborium::Value = ciborium::from_reader(bytes.as_slice()).unwrap();
-        S::deserialize(crate::kept::reader(&cbor, &[])).unwrap()
+        S::deserialize(&mut crate::kept::reader(&bytes, &[])).unwrap()
     }
 
     #[test]
