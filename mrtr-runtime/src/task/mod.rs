@@ -5,8 +5,12 @@
 
 mod id;
 mod memory_store;
+#[cfg(feature = "redis")]
+mod redis_store;
 mod store;
 
 pub use id::TaskId;
 pub use memory_store::MemoryTaskStore;
+#[cfg(feature = "redis")]
+pub use redis_store::RedisTaskStore;
 pub use store::{Inserted, StoredTask, TaskStore, TaskStoreError};
