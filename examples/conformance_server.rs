@@ -348,8 +348,35 @@ async fn test_input_required_result_prompt() -> Result<Vec<PromptMessage>, ToolE
     ))])
 }
 
-fn server() -> Result<Server, mrtr::BuildError> {
+/// Where tasks live: the Redis at `MRTR_TASK_STORE` (a `redis://` URL; needs the `redis`
+/// feature), else this process's memory. Instances that share the store and `MRTR_STATE_KEYS`
+/// serve each other's tasks.
+async fn task_options() -> Result<mrtr::TaskOptions, Box<dyn std::error::Error>> {
+    let options = mrtr::TaskOptions::new();
+    let Some(url) = std::env::var("MRTR_TASK_STORE")
+        .ok()
+        .filter(|url| !url.is_empty())
+    else {
+        return Ok(options);
+    };
+    #[cfg(feature = "redis")]
+    {
+        let store = mrtr::task::RedisTaskStore::connect(&url, "mrtr-conformance-tasks:").await?;
+        Ok(options.store(store))
+    }
+    #[cfg(not(feature = "redis"))]
+    {
+        Err(format!(
+            "MRTR_TASK_STORE={url} needs the redis feature: cargo run --features rmcp,redis \
+             --example conformance_server"
+        )
+        .into())
+    }
+}
+
+fn server(tasks: mrtr::TaskOptions) -> Result<Server, mrtr::BuildError> {
     Server::builder("mrtr-conformance", env!("CARGO_PKG_VERSION"))
+        .tasks(tasks)
         .tool(test_input_required_result_elicitation)
         .tool(test_input_required_result_sampling)
         .tool(test_input_required_result_list_roots)
@@ -678,7 +705,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .unwrap_or(3000);
     // Sessions for 2025-11-25 clients; stateless JSON answers for 2026-07-28 requests; the
     // retired-field filter on both.
-    let service = McpServer::new(server()?)
+    let service = McpServer::new(server(task_options().await?)?)
         .streamable_http(StreamableHttpServerConfig::default().with_json_response(true));
     let router = axum::Router::new().nest_service("/mcp", service);
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;

@@ -26,11 +26,17 @@ pub(crate) fn encode<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, String
     Ok(bytes)
 }
 
-/// A deserializer of a decoded kept value, reading marked `Some`s back. A string equal to one
-/// of `literals` (the tool body's string literals, sorted) is lent out as that literal, so a
-/// kept `&'static str` comes back.
-pub(crate) fn reader<'a>(value: &'a Cbor, literals: &'static [&'static str]) -> Reader<'a> {
-    Reader { value, literals }
+/// A deserializer reading a kept value straight from its slot's bytes, marked `Some`s back as
+/// `Some`. A string equal to one of `literals` (the tool body's string literals, sorted) is lent
+/// out as that literal, so a kept `&'static str` comes back. After deserializing,
+/// [`Reader::is_at_end`] says whether the slot held anything more.
+pub(crate) fn reader<'a>(bytes: &'a [u8], literals: &'static [&'static str]) -> Reader<'a> {
+    Reader {
+        bytes,
+        at: 0,
+        literals,
+        depth: MAX_DEPTH,
+    }
 }
 
 /// `value` with the marks taken off, for showing it as JSON.
@@ -258,6 +264,26 @@ impl<S: ser::SerializeStructVariant> ser::SerializeStructVariant for Marking<S> 
 }
 
 // ---------------------------------------------------------------- reading
+//
+// Read from the slot's bytes as they stream by, without building a CBOR tree first: a round
+// restores every kept value, and a tree costs an allocation per string, list and map.
+
+/// How deep a kept value may nest (ciborium's own limit when it wrote it).
+const MAX_DEPTH: usize = 256;
+
+/// CBOR's major types (RFC 8949 §3.1).
+const UNSIGNED: u8 = 0;
+const NEGATIVE: u8 = 1;
+const BYTES: u8 = 2;
+const TEXT: u8 = 3;
+const ARRAY: u8 = 4;
+const MAP: u8 = 5;
+const TAG: u8 = 6;
+const SIMPLE: u8 = 7;
+
+/// The additional information that marks an indefinite length, and the item that ends one.
+const INDEFINITE: u8 = 31;
+const BREAK: u8 = 0xff;
 
 /// Why a kept value did not decode as its type.
 #[derive(Debug)]
@@ -277,110 +303,247 @@ impl de::Error for ReadError {
     }
 }
 
-/// Deserializes a decoded kept value as ciborium would, except that a marked `Some` is one.
+fn malformed() -> ReadError {
+    de::Error::custom("malformed CBOR")
+}
+
+/// One item's head: its major type and its argument (a value, a length, a tag, or a float's
+/// bits); `None` for an indefinite length.
 #[derive(Clone, Copy)]
+struct Head {
+    major: u8,
+    info: u8,
+    argument: Option<u64>,
+}
+
+/// Deserializes a kept value as ciborium would, except that a marked `Some` is one.
 pub(crate) struct Reader<'a> {
-    value: &'a Cbor,
+    bytes: &'a [u8],
+    at: usize,
     literals: &'static [&'static str],
+    /// How much deeper values may still nest.
+    depth: usize,
 }
 
 impl<'a> Reader<'a> {
-    fn at(self, value: &'a Cbor) -> Self {
-        Self { value, ..self }
+    /// Whether every byte of the slot was read.
+    pub(crate) fn is_at_end(&self) -> bool {
+        self.at == self.bytes.len()
     }
 
-    fn text<V: Visitor<'static>>(self, text: &str, visitor: V) -> Result<V::Value, ReadError> {
+    fn take(&mut self, count: usize) -> Result<&'a [u8], ReadError> {
+        let end = self.at.checked_add(count).ok_or_else(malformed)?;
+        let taken = self.bytes.get(self.at..end).ok_or_else(malformed)?;
+        self.at = end;
+        Ok(taken)
+    }
+
+    fn peek_byte(&self) -> Result<u8, ReadError> {
+        self.bytes.get(self.at).copied().ok_or_else(malformed)
+    }
+
+    fn head(&mut self) -> Result<Head, ReadError> {
+        let first = self.take(1)?[0];
+        let (major, info) = (first >> 5, first & 0x1f);
+        let argument = match info {
+            0..=23 => Some(u64::from(info)),
+            24 => Some(u64::from(self.take(1)?[0])),
+            25 => Some(u64::from(u16::from_be_bytes(self.array()?))),
+            26 => Some(u64::from(u32::from_be_bytes(self.array()?))),
+            27 => Some(u64::from_be_bytes(self.array()?)),
+            INDEFINITE if matches!(major, ARRAY | MAP) => None,
+            _ => return Err(malformed()),
+        };
+        Ok(Head {
+            major,
+            info,
+            argument,
+        })
+    }
+
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], ReadError> {
+        self.take(N)?.try_into().map_err(|_| malformed())
+    }
+
+    /// The head of the next item, leaving it unread.
+    fn peek(&mut self) -> Result<Head, ReadError> {
+        let at = self.at;
+        let head = self.head();
+        self.at = at;
+        head
+    }
+
+    /// The content of a byte or text string whose head was read.
+    fn string(&mut self, head: Head) -> Result<&'a [u8], ReadError> {
+        let length = head.argument.ok_or_else(malformed)?;
+        self.take(usize::try_from(length).map_err(|_| malformed())?)
+    }
+
+    fn text<V: Visitor<'static>>(&mut self, head: Head, visitor: V) -> Result<V::Value, ReadError> {
+        let text = std::str::from_utf8(self.string(head)?).map_err(|_| malformed())?;
         match self.literals.binary_search(&text) {
             Ok(index) => visitor.visit_borrowed_str(self.literals[index]),
             Err(_) => visitor.visit_str(text),
         }
     }
-}
 
-/// The big integer of a bignum tag's bytes.
-fn big(bytes: &[u8]) -> Option<u128> {
-    (bytes.len() <= 16).then(|| {
-        bytes
+    /// Runs `read` one level deeper, refusing past [`MAX_DEPTH`].
+    fn nested<T>(
+        &mut self,
+        read: impl FnOnce(&mut Self) -> Result<T, ReadError>,
+    ) -> Result<T, ReadError> {
+        self.depth = self.depth.checked_sub(1).ok_or_else(malformed)?;
+        let read = read(self);
+        self.depth += 1;
+        read
+    }
+
+    /// Whether an indefinite list or map ends here (and steps over its end if so).
+    fn at_break(&mut self) -> Result<bool, ReadError> {
+        let ends = self.peek_byte()? == BREAK;
+        if ends {
+            self.at += 1;
+        }
+        Ok(ends)
+    }
+
+    fn float<V: Visitor<'static>>(head: Head, visitor: V) -> Result<V::Value, ReadError> {
+        let bits = head.argument.ok_or_else(malformed)?;
+        let float = match head.info {
+            25 => half_to_f64(bits as u16),
+            26 => f64::from(f32::from_bits(bits as u32)),
+            _ => f64::from_bits(bits),
+        };
+        visitor.visit_f64(float)
+    }
+
+    /// A bignum's value, from the byte string after its tag.
+    fn big(&mut self) -> Result<u128, ReadError> {
+        let head = self.head()?;
+        if head.major != BYTES {
+            return Err(de::Error::custom("malformed big integer"));
+        }
+        let bytes = self.string(head)?;
+        if bytes.len() > 16 {
+            return Err(de::Error::custom("malformed big integer"));
+        }
+        Ok(bytes
             .iter()
-            .fold(0u128, |value, byte| (value << 8) | u128::from(*byte))
-    })
+            .fold(0u128, |value, byte| (value << 8) | u128::from(*byte)))
+    }
+
+    /// Steps over one item, whatever it holds.
+    fn skip(&mut self) -> Result<(), ReadError> {
+        let head = self.head()?;
+        match (head.major, head.argument) {
+            (BYTES | TEXT, _) => self.string(head).map(drop),
+            (ARRAY | MAP, length) => {
+                let per_entry = if head.major == MAP { 2 } else { 1 };
+                self.nested(|reader| match length {
+                    Some(length) => {
+                        for _ in 0..length.saturating_mul(per_entry) {
+                            reader.skip()?;
+                        }
+                        Ok(())
+                    }
+                    None => {
+                        while !reader.at_break()? {
+                            for _ in 0..per_entry {
+                                reader.skip()?;
+                            }
+                        }
+                        Ok(())
+                    }
+                })
+            }
+            (TAG, _) => self.nested(Self::skip),
+            _ => Ok(()),
+        }
+    }
 }
 
-impl de::Deserializer<'static> for Reader<'_> {
+/// An IEEE 754 half-precision float's value (ciborium writes a float in the shortest form
+/// that keeps it exactly).
+fn half_to_f64(bits: u16) -> f64 {
+    let sign = if bits & 0x8000 == 0 { 1.0 } else { -1.0 };
+    let exponent = i32::from((bits >> 10) & 0x1f);
+    let fraction = f64::from(bits & 0x03ff);
+    sign * match exponent {
+        0 => fraction * 2f64.powi(-24),
+        0x1f if fraction == 0.0 => f64::INFINITY,
+        0x1f => f64::NAN,
+        _ => (1.0 + fraction / 1024.0) * 2f64.powi(exponent - 15),
+    }
+}
+
+impl de::Deserializer<'static> for &mut Reader<'_> {
     type Error = ReadError;
 
     fn deserialize_any<V: Visitor<'static>>(self, visitor: V) -> Result<V::Value, ReadError> {
-        match self.value {
-            Cbor::Integer(integer) => {
-                let integer = i128::from(*integer);
-                match (u64::try_from(integer), i64::try_from(integer)) {
-                    (Ok(unsigned), _) => visitor.visit_u64(unsigned),
-                    (_, Ok(signed)) => visitor.visit_i64(signed),
-                    _ => visitor.visit_i128(integer),
-                }
-            }
-            Cbor::Bytes(bytes) => visitor.visit_bytes(bytes),
-            Cbor::Float(float) => visitor.visit_f64(*float),
-            Cbor::Text(text) => self.text(text, visitor),
-            Cbor::Bool(value) => visitor.visit_bool(*value),
-            Cbor::Null => visitor.visit_none(),
-            Cbor::Tag(SOME, inner) => visitor.visit_some(self.at(inner)),
-            Cbor::Tag(BIGPOS, inner) => match inner.as_bytes().and_then(|bytes| big(bytes)) {
-                Some(value) => visitor.visit_u128(value),
-                None => Err(de::Error::custom("malformed big integer")),
+        let head = self.head()?;
+        match (head.major, head.argument) {
+            (UNSIGNED, Some(value)) => visitor.visit_u64(value),
+            (NEGATIVE, Some(value)) => match i64::try_from(value) {
+                Ok(value) => visitor.visit_i64(-1 - value),
+                Err(_) => visitor.visit_i128(-1 - i128::from(value)),
             },
-            Cbor::Tag(BIGNEG, inner) => {
-                match inner
-                    .as_bytes()
-                    .and_then(|bytes| big(bytes))
-                    .and_then(|value| i128::try_from(value).ok())
-                {
-                    Some(value) => visitor.visit_i128(-1 - value),
-                    None => Err(de::Error::custom("malformed big integer")),
-                }
+            (BYTES, _) => visitor.visit_bytes(self.string(head)?),
+            (TEXT, _) => self.text(head, visitor),
+            (ARRAY, length) => self.nested(|reader| {
+                let mut items = Items { reader, length };
+                let value = visitor.visit_seq(&mut items)?;
+                items.finish()?;
+                Ok(value)
+            }),
+            (MAP, length) => self.nested(|reader| {
+                let mut entries = Entries { reader, length };
+                let value = visitor.visit_map(&mut entries)?;
+                entries.finish()?;
+                Ok(value)
+            }),
+            (TAG, Some(SOME)) => self.nested(|reader| visitor.visit_some(reader)),
+            (TAG, Some(BIGPOS)) => visitor.visit_u128(self.big()?),
+            (TAG, Some(BIGNEG)) => {
+                let value = i128::try_from(self.big()?)
+                    .map_err(|_| de::Error::custom("malformed big integer"))?;
+                visitor.visit_i128(-1 - value)
             }
-            Cbor::Tag(_, inner) => self.at(inner).deserialize_any(visitor),
-            Cbor::Array(items) => {
-                let mut access = Items {
-                    items: items.iter(),
-                    reader: self,
-                };
-                let value = visitor.visit_seq(&mut access)?;
-                match access.items.len() {
-                    0 => Ok(value),
-                    _ => Err(de::Error::invalid_length(items.len(), &"fewer elements")),
-                }
-            }
-            Cbor::Map(entries) => {
-                let mut access = Entries {
-                    entries: entries.iter(),
-                    value: None,
-                    reader: self,
-                };
-                let value = visitor.visit_map(&mut access)?;
-                match access.entries.len() {
-                    0 => Ok(value),
-                    _ => Err(de::Error::invalid_length(entries.len(), &"fewer entries")),
-                }
-            }
-            _ => Err(de::Error::custom("unknown CBOR item")),
+            // Another tag: its content, as ciborium reads it.
+            (TAG, _) => self.nested(|reader| reader.deserialize_any(visitor)),
+            (SIMPLE, _) => match head.info {
+                20 => visitor.visit_bool(false),
+                21 => visitor.visit_bool(true),
+                22 | 23 => visitor.visit_none(),
+                25..=27 => Reader::float(head, visitor),
+                _ => Err(de::Error::custom("unknown CBOR item")),
+            },
+            _ => Err(malformed()),
         }
     }
 
     fn deserialize_option<V: Visitor<'static>>(self, visitor: V) -> Result<V::Value, ReadError> {
-        match self.value {
-            Cbor::Null => visitor.visit_none(),
-            Cbor::Tag(SOME, inner) => visitor.visit_some(self.at(inner)),
+        let head = self.peek()?;
+        match (head.major, head.info) {
+            (SIMPLE, 22) => {
+                self.head()?;
+                visitor.visit_none()
+            }
+            (TAG, _) if head.argument == Some(SOME) => {
+                self.head()?;
+                self.nested(|reader| visitor.visit_some(reader))
+            }
             // Written before `Some` was marked.
             _ => visitor.visit_some(self),
         }
     }
 
     fn deserialize_unit<V: Visitor<'static>>(self, visitor: V) -> Result<V::Value, ReadError> {
-        match self.value {
-            Cbor::Null => visitor.visit_unit(),
-            _ => self.deserialize_any(visitor),
+        let head = self.peek()?;
+        if (head.major, head.info) == (SIMPLE, 22) {
+            self.head()?;
+            return visitor.visit_unit();
         }
+        self.deserialize_any(visitor)
     }
 
     fn deserialize_unit_struct<V: Visitor<'static>>(
@@ -405,15 +568,21 @@ impl de::Deserializer<'static> for Reader<'_> {
         _variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, ReadError> {
-        match self.value {
-            Cbor::Text(_) => visitor.visit_enum(Variant {
-                name: self,
-                value: None,
+        let head = self.peek()?;
+        match (head.major, head.argument) {
+            (TEXT, _) => visitor.visit_enum(Variant {
+                reader: self,
+                content: false,
             }),
-            Cbor::Map(entries) if entries.len() == 1 => visitor.visit_enum(Variant {
-                name: self.at(&entries[0].0),
-                value: Some(self.at(&entries[0].1)),
-            }),
+            (MAP, Some(1)) => {
+                self.head()?;
+                self.nested(|reader| {
+                    visitor.visit_enum(Variant {
+                        reader,
+                        content: true,
+                    })
+                })
+            }
             _ => Err(de::Error::custom("expected an enum")),
         }
     }
@@ -422,6 +591,7 @@ impl de::Deserializer<'static> for Reader<'_> {
         self,
         visitor: V,
     ) -> Result<V::Value, ReadError> {
+        self.skip()?;
         visitor.visit_unit()
     }
 
@@ -436,99 +606,146 @@ impl de::Deserializer<'static> for Reader<'_> {
     }
 }
 
-struct Items<'a> {
-    items: std::slice::Iter<'a, Cbor>,
-    reader: Reader<'a>,
+/// The items of a list; `length` is `None` for an indefinite one.
+struct Items<'r, 'a> {
+    reader: &'r mut Reader<'a>,
+    length: Option<u64>,
 }
 
-impl de::SeqAccess<'static> for Items<'_> {
+impl Items<'_, '_> {
+    /// Refuses a list its type did not read to the end.
+    fn finish(&mut self) -> Result<(), ReadError> {
+        let done = match self.length {
+            Some(left) => left == 0,
+            None => self.reader.at_break()?,
+        };
+        if done {
+            Ok(())
+        } else {
+            Err(de::Error::custom(
+                "the list has more elements than its type",
+            ))
+        }
+    }
+}
+
+impl de::SeqAccess<'static> for Items<'_, '_> {
     type Error = ReadError;
 
     fn next_element_seed<T: de::DeserializeSeed<'static>>(
         &mut self,
         seed: T,
     ) -> Result<Option<T::Value>, ReadError> {
-        self.items
-            .next()
-            .map(|item| seed.deserialize(self.reader.at(item)))
-            .transpose()
+        match &mut self.length {
+            Some(0) => return Ok(None),
+            Some(left) => *left -= 1,
+            None if self.reader.at_break()? => {
+                self.length = Some(0);
+                return Ok(None);
+            }
+            None => {}
+        }
+        seed.deserialize(&mut *self.reader).map(Some)
     }
 
     fn size_hint(&self) -> Option<usize> {
-        Some(self.items.len())
+        self.length.and_then(|left| usize::try_from(left).ok())
     }
 }
 
-struct Entries<'a> {
-    entries: std::slice::Iter<'a, (Cbor, Cbor)>,
-    value: Option<&'a Cbor>,
-    reader: Reader<'a>,
+/// The entries of a map; `length` is `None` for an indefinite one.
+struct Entries<'r, 'a> {
+    reader: &'r mut Reader<'a>,
+    length: Option<u64>,
 }
 
-impl de::MapAccess<'static> for Entries<'_> {
+impl Entries<'_, '_> {
+    /// Refuses a map its type did not read to the end.
+    fn finish(&mut self) -> Result<(), ReadError> {
+        let done = match self.length {
+            Some(left) => left == 0,
+            None => self.reader.at_break()?,
+        };
+        if done {
+            Ok(())
+        } else {
+            Err(de::Error::custom("the map has more entries than its type"))
+        }
+    }
+}
+
+impl de::MapAccess<'static> for Entries<'_, '_> {
     type Error = ReadError;
 
     fn next_key_seed<K: de::DeserializeSeed<'static>>(
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, ReadError> {
-        let Some((key, value)) = self.entries.next() else {
-            return Ok(None);
-        };
-        self.value = Some(value);
-        seed.deserialize(self.reader.at(key)).map(Some)
+        match &mut self.length {
+            Some(0) => return Ok(None),
+            Some(left) => *left -= 1,
+            None if self.reader.at_break()? => {
+                self.length = Some(0);
+                return Ok(None);
+            }
+            None => {}
+        }
+        seed.deserialize(&mut *self.reader).map(Some)
     }
 
     fn next_value_seed<V: de::DeserializeSeed<'static>>(
         &mut self,
         seed: V,
     ) -> Result<V::Value, ReadError> {
-        let value = self
-            .value
-            .take()
-            .ok_or_else(|| de::Error::custom("a map value without its key"))?;
-        seed.deserialize(self.reader.at(value))
+        seed.deserialize(&mut *self.reader)
     }
 
     fn size_hint(&self) -> Option<usize> {
-        Some(self.entries.len())
+        self.length.and_then(|left| usize::try_from(left).ok())
     }
 }
 
 /// An enum as ciborium writes it: a unit variant by its name, any other as a one-entry map
-/// from its name to its content.
-struct Variant<'a> {
-    name: Reader<'a>,
-    value: Option<Reader<'a>>,
+/// from its name to its content (`content`: the map's head was read).
+struct Variant<'r, 'a> {
+    reader: &'r mut Reader<'a>,
+    content: bool,
 }
 
-impl<'a> de::EnumAccess<'static> for Variant<'a> {
+impl<'r, 'a> de::EnumAccess<'static> for Variant<'r, 'a> {
     type Error = ReadError;
-    type Variant = Content<'a>;
+    type Variant = Self;
 
     fn variant_seed<V: de::DeserializeSeed<'static>>(
         self,
         seed: V,
-    ) -> Result<(V::Value, Self::Variant), ReadError> {
-        let name = match self.name.value {
-            Cbor::Text(text) => seed.deserialize(text.as_str().into_deserializer())?,
-            _ => seed.deserialize(self.name)?,
+    ) -> Result<(V::Value, Self), ReadError> {
+        let head = self.reader.peek()?;
+        let name = if head.major == TEXT {
+            let head = self.reader.head()?;
+            let text = std::str::from_utf8(self.reader.string(head)?).map_err(|_| malformed())?;
+            seed.deserialize(text.into_deserializer())?
+        } else {
+            seed.deserialize(&mut *self.reader)?
         };
-        Ok((name, Content(self.value)))
+        Ok((name, self))
     }
 }
 
-/// A variant's content, none for a unit variant.
-struct Content<'a>(Option<Reader<'a>>);
-
-impl de::VariantAccess<'static> for Content<'_> {
+impl de::VariantAccess<'static> for Variant<'_, '_> {
     type Error = ReadError;
 
     fn unit_variant(self) -> Result<(), ReadError> {
-        match self.0 {
-            None => Ok(()),
-            Some(reader) if matches!(reader.value, Cbor::Null) => Ok(()),
-            Some(_) => Err(de::Error::custom("expected a unit variant")),
+        if !self.content {
+            return Ok(());
+        }
+        match self.reader.head()? {
+            Head {
+                major: SIMPLE,
+                info: 22,
+                ..
+            } => Ok(()),
+            _ => Err(de::Error::custom("expected a unit variant")),
         }
     }
 
@@ -536,9 +753,9 @@ impl de::VariantAccess<'static> for Content<'_> {
         self,
         seed: T,
     ) -> Result<T::Value, ReadError> {
-        match self.0 {
-            Some(value) => seed.deserialize(value),
-            None => Err(de::Error::custom("expected a newtype variant")),
+        match self.content {
+            true => seed.deserialize(self.reader),
+            false => Err(de::Error::custom("expected a newtype variant")),
         }
     }
 
@@ -547,9 +764,9 @@ impl de::VariantAccess<'static> for Content<'_> {
         _len: usize,
         visitor: V,
     ) -> Result<V::Value, ReadError> {
-        match self.0 {
-            Some(value) => de::Deserializer::deserialize_any(value, visitor),
-            None => Err(de::Error::custom("expected a tuple variant")),
+        match self.content {
+            true => de::Deserializer::deserialize_any(self.reader, visitor),
+            false => Err(de::Error::custom("expected a tuple variant")),
         }
     }
 
@@ -568,10 +785,21 @@ mod tests {
 
     use super::*;
 
+    fn read<T: Deserialize<'static>>(
+        bytes: &[u8],
+        literals: &'static [&'static str],
+    ) -> Result<T, ReadError> {
+        let mut reader = reader(bytes, literals);
+        let value = T::deserialize(&mut reader)?;
+        match reader.is_at_end() {
+            true => Ok(value),
+            false => Err(de::Error::custom("trailing bytes")),
+        }
+    }
+
     fn round_trip<T: Serialize + serde::de::DeserializeOwned>(value: &T) -> (T, usize) {
         let bytes = encode(value).unwrap();
-        let decoded: Cbor = ciborium::from_reader(bytes.as_slice()).unwrap();
-        (T::deserialize(reader(&decoded, &[])).unwrap(), bytes.len())
+        (read(&bytes, &[]).unwrap(), bytes.len())
     }
 
     #[test]
@@ -586,8 +814,7 @@ mod tests {
     fn values_written_before_the_mark_still_read() {
         let mut bytes = Vec::new();
         ciborium::into_writer(&Some(vec![Some(3u8), None]), &mut bytes).unwrap();
-        let decoded: Cbor = ciborium::from_reader(bytes.as_slice()).unwrap();
-        let value = Option::<Vec<Option<u8>>>::deserialize(reader(&decoded, &[])).unwrap();
+        let value: Option<Vec<Option<u8>>> = read(&bytes, &[]).unwrap();
         assert_eq!(value, Some(vec![Some(3), None]));
     }
 
@@ -616,13 +843,101 @@ mod tests {
     #[test]
     fn a_literal_of_the_body_comes_back_as_a_static_str() {
         let bytes = encode(&vec!["a", "b"]).unwrap();
-        let decoded: Cbor = ciborium::from_reader(bytes.as_slice()).unwrap();
-        let words = Vec::<&'static str>::deserialize(reader(&decoded, &["a", "b", "c"]));
-        assert_eq!(words.unwrap(), ["a", "b"]);
-        let unknown = Vec::<&'static str>::deserialize(reader(&decoded, &["a"]));
-        assert!(unknown.is_err());
-        let owned = Vec::<String>::deserialize(reader(&decoded, &[])).unwrap();
+        let words: Vec<&'static str> = read(&bytes, &["a", "b", "c"]).unwrap();
+        assert_eq!(words, ["a", "b"]);
+        assert!(read::<Vec<&'static str>>(&bytes, &["a"]).is_err());
+        let owned: Vec<String> = read(&bytes, &[]).unwrap();
         assert_eq!(owned, ["a", "b"]);
+    }
+
+    #[test]
+    fn floats_come_back_in_every_width_ciborium_writes() {
+        // 1.5 fits a half, 3.0e38 a single, 1e300 only a double.
+        for value in [
+            0.0,
+            -0.0,
+            1.5,
+            -65504.0,
+            6.0e-8,
+            3.0e38,
+            1e300,
+            f64::INFINITY,
+        ] {
+            let (back, _) = round_trip(&value);
+            assert_eq!(back.to_bits(), value.to_bits(), "{value}");
+        }
+        assert!(round_trip(&f64::NAN).0.is_nan());
+        assert_eq!(round_trip(&1.5f32).0, 1.5f32);
+    }
+
+    #[test]
+    fn lists_and_maps_of_unknown_length_come_back() {
+        /// A list serialized without its length, which ciborium writes as an indefinite one.
+        struct Unsized(Vec<Option<u8>>);
+        impl Serialize for Unsized {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                let mut items = self.0.iter();
+                serializer.collect_seq(std::iter::from_fn(|| items.next()))
+            }
+        }
+        let bytes = encode(&Unsized(vec![Some(1), None, Some(3)])).unwrap();
+        assert_eq!(bytes[0], 0x9f, "an indefinite list");
+        let back: Vec<Option<u8>> = read(&bytes, &[]).unwrap();
+        assert_eq!(back, [Some(1), None, Some(3)]);
+        assert!(read::<(Option<u8>, Option<u8>)>(&bytes, &[]).is_err());
+    }
+
+    #[test]
+    fn json_values_and_maps_come_back() {
+        let value = serde_json::json!({
+            "name": "Ada", "tags": ["a", null, 1.5, -7, 18446744073709551615u64],
+            "nested": {"ok": true, "none": null}
+        });
+        assert_eq!(round_trip(&value).0, value);
+        let map: std::collections::BTreeMap<u32, Option<String>> =
+            [(1, Some("x".to_owned())), (2, None)].into();
+        assert_eq!(round_trip(&map).0, map);
+        assert_eq!(round_trip(&('é', vec![0u8, 255])).0, ('é', vec![0, 255]));
+    }
+
+    #[test]
+    fn a_field_its_type_ignores_is_stepped_over() {
+        #[derive(serde::Serialize)]
+        struct Wide {
+            a: u8,
+            extra: Vec<std::collections::BTreeMap<String, Option<i64>>>,
+            b: String,
+        }
+        #[derive(Deserialize, Debug, PartialEq)]
+        struct Narrow {
+            a: u8,
+            b: String,
+        }
+        let wide = Wide {
+            a: 1,
+            extra: vec![[("k".to_owned(), Some(-5))].into()],
+            b: "end".to_owned(),
+        };
+        let bytes = encode(&wide).unwrap();
+        let narrow: Narrow = read(&bytes, &[]).unwrap();
+        assert_eq!(
+            narrow,
+            Narrow {
+                a: 1,
+                b: "end".to_owned()
+            }
+        );
+    }
+
+    #[test]
+    fn cut_or_trailing_bytes_are_refused() {
+        let bytes = encode(&("abc", Some(Some(1u8)))).unwrap();
+        for cut in 0..bytes.len() {
+            assert!(read::<(String, Option<Option<u8>>)>(&bytes[..cut], &[]).is_err());
+        }
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(read::<(String, Option<Option<u8>>)>(&longer, &[]).is_err());
     }
 
     #[test]

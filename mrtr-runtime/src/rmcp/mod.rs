@@ -164,14 +164,16 @@ impl McpServer {
         let principal = principal(context);
         // rmcp cancels this token on `notifications/cancelled` (and when the HTTP stream
         // closes): the running step is dropped there, and nothing after its `.await` runs.
-        self.round_with(
+        // Boxed: rmcp moves the handler's future into a task of its own for every request,
+        // and a round's future is kilobytes; a pointer is cheaper to move than the round.
+        Box::pin(self.round_with(
             method,
             target,
             retry,
             capabilities,
             principal.as_deref(),
             context.ct.cancelled(),
-        )
+        ))
         .await
     }
 

@@ -20,7 +20,7 @@ use crate::context::Context;
 use crate::engine::{Ended, HandedOff, Place, Reached, Run, advance, take_answers};
 use crate::protocol::RpcError;
 use crate::results::{CallToolResult, ToolOutput};
-use crate::saved::SavedState;
+use crate::state::saved::SavedState;
 use crate::task::record::{self, Lease, TaskRecord, iso8601, now_ms};
 use crate::task::{Inserted, StoredTask, TaskId, TaskStatus};
 use crate::token::FlowId;

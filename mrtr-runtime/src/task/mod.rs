@@ -8,6 +8,8 @@ mod id;
 mod memory_store;
 mod options;
 pub(crate) mod record;
+#[cfg(feature = "redis")]
+mod redis_store;
 pub(crate) mod runtime;
 mod store;
 mod support;
@@ -20,6 +22,8 @@ pub use options::{
     MAX_TASKS_PER_PRINCIPAL, TaskOptions,
 };
 pub use record::TaskStatus;
+#[cfg(feature = "redis")]
+pub use redis_store::RedisTaskStore;
 pub use store::{Inserted, StoredTask, TaskStore, TaskStoreError};
 pub use support::TaskSupport;
 
