@@ -1016,3 +1016,122 @@ async fn a_guard_that_is_not_kept_drops_at_the_suspension() {
         "not created in round 2"
     );
 }
+
+// ---------------------------------------------------------------- issue 25. class 7, valid code
+
+/// The author's names may look like the machine's own: a second `page` (kept as `page.2`) and
+/// an author's `page_2`, `value_1`.
+#[mrtr::tool]
+async fn names_like_generated_ones() -> Result<String, ToolError> {
+    let page = 10;
+    let page_2 = 20;
+    let value_1 = 30;
+    let a = ask!(elicit::form::<Number>("a?")).accepted()?.value;
+    let page = page + a;
+    let value = ask!(elicit::form::<Number>("b?")).accepted()?.value;
+    Ok(format!("{page} {page_2} {value_1} {value}"))
+}
+
+/// A type with its own `Drop`, whose fields are read (not moved) before and after an ask.
+struct Member {
+    name: String,
+    email: String,
+}
+
+impl Drop for Member {
+    fn drop(&mut self) {}
+}
+
+impl serde::Serialize for Member {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        (&self.name, &self.email).serialize(serializer)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Member {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let (name, email) = <(String, String)>::deserialize(deserializer)?;
+        Ok(Member { name, email })
+    }
+}
+
+#[mrtr::tool]
+async fn drop_type_read_by_field() -> Result<String, ToolError> {
+    let person = Member {
+        name: String::from("ada"),
+        email: String::from("ada@x"),
+    };
+    let name = person.name.clone();
+    let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
+    Ok(format!("{name} {} {n}", person.email.clone()))
+}
+
+/// Fields read through an `Arc`.
+#[mrtr::tool]
+async fn fields_through_an_arc() -> Result<String, ToolError> {
+    let pair = std::sync::Arc::new((String::from("left"), String::from("right")));
+    let left = pair.0.clone();
+    let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
+    Ok(format!("{left} {} {n}", pair.1.clone()))
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Inner {
+    a: String,
+    b: String,
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Outer {
+    inner: Inner,
+    c: String,
+}
+
+/// A closure whose parameter has the name of a kept value, in a value kept field by field.
+#[mrtr::tool]
+async fn closure_param_named_like_a_kept_field_value() -> Result<String, ToolError> {
+    let outer = Outer {
+        inner: Inner {
+            a: String::from("a"),
+            b: String::from("b"),
+        },
+        c: String::from("c"),
+    };
+    let a = outer.c;
+    let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
+    let lengths: Vec<usize> = [String::from("xy")]
+        .iter()
+        .map(|outer| outer.len())
+        .collect();
+    Ok(format!("{a} {} {lengths:?} {n}", outer.inner.a))
+}
+
+#[tokio::test]
+async fn class_7_valid_code_behaves_as_the_plain_function() {
+    assert_eq!(
+        text(
+            names_like_generated_ones,
+            json!({}),
+            &[number(1), number(2)]
+        )
+        .await,
+        "11 20 30 2"
+    );
+    assert_eq!(
+        text(drop_type_read_by_field, json!({}), &[number(1)]).await,
+        "ada ada@x 1"
+    );
+    assert_eq!(
+        text(fields_through_an_arc, json!({}), &[number(1)]).await,
+        "left right 1"
+    );
+    assert_eq!(
+        text(
+            closure_param_named_like_a_kept_field_value,
+            json!({}),
+            &[number(1)]
+        )
+        .await,
+        "c a [2] 1"
+    );
+}
