@@ -1135,3 +1135,51 @@ async fn class_7_valid_code_behaves_as_the_plain_function() {
         "c a [2] 1"
     );
 }
+
+// ---------------------------------------------------------------- issue 25. kept values round-trip
+
+/// A name that its `Deserialize` trims: it does not come back as it was kept.
+#[derive(serde::Serialize)]
+struct Trimmed(String);
+
+impl<'de> serde::Deserialize<'de> for Trimmed {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(Trimmed(
+            String::deserialize(deserializer)?.trim().to_owned(),
+        ))
+    }
+}
+
+#[mrtr::tool]
+async fn keeps_a_lossy_value() -> Result<String, ToolError> {
+    let label = Trimmed(String::from("  ada  "));
+    let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
+    Ok(format!("[{}] {n}", label.0))
+}
+
+/// The harness encodes every restored kept value again and fails, naming it, when the bytes
+/// differ: the plain function would print `[  ada  ]`, the machine `[ada]`.
+#[tokio::test]
+#[should_panic(expected = "kept value `label` does not come back as it was kept")]
+async fn the_harness_refuses_a_kept_value_that_does_not_round_trip() {
+    let _ = text(keeps_a_lossy_value, json!({}), &[number(1)]).await;
+}
+
+/// A value that round-trips passes the same check.
+#[tokio::test]
+async fn the_round_trip_check_passes_values_that_come_back_exactly() {
+    assert_eq!(
+        text(moved_and_kept_as_it_is, json!({}), &[number(2)]).await,
+        "[  ada  ] {\"a\": 1, \"b\": 2} 2"
+    );
+}
+
+#[mrtr::tool]
+async fn moved_and_kept_as_it_is() -> Result<String, ToolError> {
+    let label = String::from("  ada  ");
+    let map: std::collections::BTreeMap<String, i64> = [("a".to_owned(), 1), ("b".to_owned(), 2)]
+        .into_iter()
+        .collect();
+    let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
+    Ok(format!("[{label}] {map:?} {n}"))
+}

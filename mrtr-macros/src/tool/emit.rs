@@ -384,7 +384,11 @@ impl Emitter<'_> {
                     name: &str,
                     literals: &'static [&'static str],
                 ) -> ::core::result::Result<::core::option::Option<T>, __mrtr_private::StepError> {
-                    __mrtr_private::restore(frame, name, literals)
+                    let value = __mrtr_private::restore(frame, name, literals)?;
+                    // With mrtr's `testing` feature, fails when the value does not encode
+                    // back to its bytes; otherwise nothing.
+                    __mrtr_private::check_kept_round_trip(frame, name, &value);
+                    ::core::result::Result::Ok(value)
                 }
             });
         }

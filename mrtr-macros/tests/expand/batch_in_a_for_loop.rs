@@ -135,7 +135,9 @@ impl ::mrtr::__private::Machine for __mrtr_order::order {
                     ::core::option::Option<T>,
                     __mrtr_private::StepError,
                 > {
-                    __mrtr_private::restore(frame, name, literals)
+                    let value = __mrtr_private::restore(frame, name, literals)?;
+                    __mrtr_private::check_kept_round_trip(frame, name, &value);
+                    ::core::result::Result::Ok(value)
                 }
                 {
                     trait NeverImplemented {}
