@@ -8,6 +8,7 @@
 //! they are deserialized back. The author's code stays as written, in the author's scopes.
 
 use std::collections::{BTreeSet, HashMap};
+use syn::ext::IdentExt;
 
 use proc_macro2::{Ident, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned};
@@ -1009,5 +1010,5 @@ fn hidden_error(ident: &Ident) -> syn::Error {
 }
 
 fn ident_name(ident: &Ident) -> String {
-    ident.to_string().trim_start_matches("r#").to_owned()
+    ident.unraw().to_string()
 }

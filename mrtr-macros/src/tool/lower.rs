@@ -6,6 +6,7 @@
 //! join is reached in the scope around the construct, exactly as in the source.
 
 use std::collections::BTreeSet;
+use syn::ext::IdentExt;
 
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
@@ -693,7 +694,7 @@ impl<'e> Lowerer<'e> {
                 .or_else(|| if single { binding.clone() } else { None });
             match key {
                 Some(key) => {
-                    let name = key.to_string().trim_start_matches("r#").to_owned();
+                    let name = key.unraw().to_string();
                     if let Some((_, first, _)) = questions.iter().find(|(seen, _, _)| *seen == name) {
                         let first: Span = *first;
                         let _ = first;

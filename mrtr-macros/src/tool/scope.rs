@@ -6,6 +6,7 @@
 //! value the code needs after an ask.
 
 use std::collections::BTreeSet;
+use syn::ext::IdentExt;
 
 use proc_macro2::{TokenStream, TokenTree};
 use syn::punctuated::Punctuated;
@@ -119,11 +120,9 @@ pub(crate) fn pattern_bindings(
     struct Collect<'f>(Vec<(Ident, bool)>, &'f dyn Fn(&str) -> bool);
     impl<'ast> Visit<'ast> for Collect<'_> {
         fn visit_pat_ident(&mut self, pat: &'ast syn::PatIdent) {
-            let name = pat.ident.to_string();
-            let capitalised = name
-                .trim_start_matches("r#")
-                .starts_with(|c: char| c.is_uppercase());
-            if !capitalised || pat.subpat.is_some() || (self.1)(name.trim_start_matches("r#")) {
+            let name = pat.ident.unraw().to_string();
+            let capitalised = name.starts_with(|c: char| c.is_uppercase());
+            if !capitalised || pat.subpat.is_some() || (self.1)(&name) {
                 self.0.push((pat.ident.clone(), pat.mutability.is_some()));
             }
             if let Some((_, subpat)) = &pat.subpat {
