@@ -1183,3 +1183,29 @@ async fn moved_and_kept_as_it_is() -> Result<String, ToolError> {
     let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
     Ok(format!("[{label}] {map:?} {n}"))
 }
+
+/// A value moved before an ask and given a new value after it: the old one is gone, nothing
+/// of it is kept, and the new one is used (and kept across the next ask).
+#[mrtr::tool]
+async fn moved_then_assigned_again() -> Result<String, ToolError> {
+    let mut name = String::from("ada");
+    let taken = name;
+    let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
+    name = format!("{taken}{n}");
+    let m = ask!(elicit::form::<Number>("m?")).accepted()?.value;
+    name.push_str(&m.to_string());
+    Ok(name)
+}
+
+#[tokio::test]
+async fn a_value_moved_before_an_ask_can_be_assigned_again_after_it() {
+    assert_eq!(
+        text(
+            moved_then_assigned_again,
+            json!({}),
+            &[number(1), number(2)]
+        )
+        .await,
+        "ada12"
+    );
+}

@@ -341,6 +341,16 @@ impl Emitter<'_> {
                     prelude.extend(self.take(*id));
                     held.0.insert(*id);
                 }
+                // Given a new value before it is read: declared here, without its old value.
+                (kind, _) if kind.is_kept() && data.assigned_first.contains(id) => {
+                    let ident = &binding.ident;
+                    let mutable = binding.mutable.then(|| quote!(mut));
+                    prelude.extend(quote! {
+                        #[allow(unused_mut)]
+                        let #mutable #ident;
+                    });
+                    held.0.insert(*id);
+                }
                 _ => {}
             }
         }
@@ -500,9 +510,15 @@ impl Emitter<'_> {
                     .map(|diverge| self.fill(&diverge_held, diverge));
                 // `mut` may be used only in a later block, where the value is taken out of its
                 // slot again: this block alone would warn of an unused `mut` the source has not.
-                let crosses = declares
-                    .iter()
-                    .any(|id| self.program.bindings[*id].mutable && live_out.contains(id));
+                let crosses = declares.iter().any(|id| {
+                    self.program.bindings[*id].mutable
+                        && (live_out.contains(id)
+                            || self
+                                .program
+                                .blocks
+                                .iter()
+                                .any(|block| block.assigned_first.contains(id)))
+                });
                 let attrs = match crosses {
                     true => quote!(#attrs #[allow(unused_mut)]),
                     false => attrs.clone(),

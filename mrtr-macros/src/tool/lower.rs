@@ -545,9 +545,38 @@ impl<'e> Lowerer<'e> {
         });
     }
 
+    /// An assignment of a whole local (`x = ..;`) that comes first in its block, before any
+    /// read of `x` and anything that could leave the block: the block does not need the value
+    /// `x` had on entry.
+    fn note_assigned_first(&mut self, expr: &Expr) {
+        let Expr::Assign(assign) = expr else {
+            return;
+        };
+        let Expr::Path(path) = &*assign.left else {
+            return;
+        };
+        let (Some(name), Sink::Block(block)) = (path.path.get_ident(), &self.sink) else {
+            return;
+        };
+        let Some(id) = self.scopes.lookup(&name.to_string()) else {
+            return;
+        };
+        let block = &self.program.blocks[*block];
+        let leaves_early = block.nodes.iter().any(|node| match node {
+            Node::Stmt(code) | Node::Tail(code) => !code.holes.is_empty(),
+            Node::Let { init, diverge, .. } => !init.holes.is_empty() || diverge.is_some(),
+            _ => true,
+        });
+        let reads = self.uses_of(&*assign.right).contains(&id);
+        if !leaves_early && !reads && !block.used.contains(&id) && !block.declared.contains(&id) {
+            self.program.blocks[self.current].assigned_first.insert(id);
+        }
+    }
+
     /// An expression evaluated for its effect (a statement).
     fn effect(&mut self, expr: &Expr) {
         if !contains_ask(expr) {
+            self.note_assigned_first(expr);
             let code = self.verbatim_stmt(&Stmt::Expr(expr.clone(), Some(Default::default())));
             self.stmt_code(code);
         } else if let Some(mac) = ask::as_ask(expr) {
