@@ -1209,3 +1209,46 @@ async fn a_value_moved_before_an_ask_can_be_assigned_again_after_it() {
         "ada12"
     );
 }
+
+/// The annotation of a `let` whose value comes from a construct that asks is the type of the
+/// value, as in the source: arms that coerce to it (a boxed closure, two fn items).
+#[mrtr::tool]
+async fn annotated_construct_that_asks(args: Flag) -> Result<String, ToolError> {
+    fn double(x: i64) -> i64 {
+        x * 2
+    }
+    fn triple(x: i64) -> i64 {
+        x * 3
+    }
+    let f: Box<dyn Fn(i64) -> i64 + Send> = if args.flag {
+        let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
+        Box::new(move |x| x + n)
+    } else {
+        Box::new(|x| x - 1)
+    };
+    let first = f(10);
+    let g: fn(i64) -> i64 = if args.flag {
+        let _m = ask!(elicit::form::<Number>("m?")).accepted()?.value;
+        double
+    } else {
+        triple
+    };
+    Ok(format!("{first} {}", g(10)))
+}
+
+#[tokio::test]
+async fn an_annotated_let_keeps_its_type_for_the_arms_of_a_construct_that_asks() {
+    assert_eq!(
+        text(
+            annotated_construct_that_asks,
+            json!({ "flag": true }),
+            &[number(5), number(0)]
+        )
+        .await,
+        "15 20"
+    );
+    assert_eq!(
+        text(annotated_construct_that_asks, json!({ "flag": false }), &[]).await,
+        "9 30"
+    );
+}

@@ -786,7 +786,11 @@ impl Emitter<'_> {
                 let ident = &self.program.bindings[binding].ident;
                 held.0.insert(binding);
                 let jump = self.jump(held, join, &branch.visible, &BTreeSet::new());
-                quote!(#[allow(unreachable_code)] let #ident = #construct; #[allow(unreachable_code)] #jump)
+                let ty = self.program.bindings[binding]
+                    .annotation
+                    .as_ref()
+                    .map(|ty| quote!(: #ty));
+                quote!(#[allow(unreachable_code)] let #ident #ty = #construct; #[allow(unreachable_code)] #jump)
             }
         };
         (quote!(#early_saves #code), false)
@@ -948,7 +952,11 @@ impl Emitter<'_> {
                             Some(binding) => {
                                 held.0.insert(*binding);
                                 let ident = &self.program.bindings[*binding].ident;
-                                quote!(let #ident = #value;)
+                                let ty = self.program.bindings[*binding]
+                                    .annotation
+                                    .as_ref()
+                                    .map(|ty| quote!(: #ty));
+                                quote!(let #ident #ty = #value;)
                             }
                             None => quote!(let _ = #value;),
                         }

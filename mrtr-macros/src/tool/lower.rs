@@ -158,6 +158,7 @@ impl<'e> Lowerer<'e> {
             kind,
             borrowed: false,
             rebuild: None,
+            annotation: None,
         });
         id
     }
@@ -513,6 +514,10 @@ impl<'e> Lowerer<'e> {
             self.suspend(&mac.mac, binding_key(pat)).map(plain)
         } else if is_construct(&init.expr) {
             let value = self.synthetic("value", false);
+            if let Pat::Type(typed) = pat {
+                let ty = &typed.ty;
+                self.program.bindings[value].annotation = Some(quote!(#ty));
+            }
             self.construct(&init.expr, Dest::Value(value));
             self.use_binding(value);
             Some(plain(self.ident(value).to_token_stream()))
@@ -679,10 +684,14 @@ impl<'e> Lowerer<'e> {
             }
             Dest::Value(binding) => {
                 let ident = self.ident(binding).clone();
+                let pat = match &self.program.bindings[binding].annotation {
+                    Some(ty) => quote!(#ident: #ty),
+                    None => ident.to_token_stream(),
+                };
                 self.program.blocks[self.current].declared.insert(binding);
                 self.push(Node::Let {
                     attrs: quote!(#[allow(unreachable_code, clippy::diverging_sub_expression)]),
-                    pat: ident.to_token_stream(),
+                    pat,
                     init: value,
                     diverge: None,
                     declares: vec![binding],

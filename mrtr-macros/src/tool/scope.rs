@@ -48,6 +48,9 @@ pub(crate) struct Binding {
     pub(crate) borrowed: bool,
     /// For a [`BindingKind::Derived`] binding, the expression that rebuilds it.
     pub(crate) rebuild: Option<proc_macro2::TokenStream>,
+    /// For the value of a construct that asks under `let x: T = ..`, the type `T`: each arm's
+    /// value is declared with it, so that it coerces as in the source.
+    pub(crate) annotation: Option<proc_macro2::TokenStream>,
 }
 
 /// The lexical scopes the lowering walks through, innermost last.
