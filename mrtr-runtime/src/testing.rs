@@ -18,6 +18,7 @@ use crate::token::{KeyId, KeyRing, ManualClock, Mode, SecretKey, StateCodec};
 mod both_ways;
 mod golden;
 mod refusals;
+pub(crate) mod round_trip;
 mod task_run;
 
 pub use both_ways::{Question, Run, Script};

@@ -192,14 +192,7 @@ fn machine(
 
 fn name(function: &ItemFn, options: &Options) -> String {
     options.name.as_ref().map_or_else(
-        || {
-            function
-                .sig
-                .ident
-                .to_string()
-                .trim_start_matches("r#")
-                .to_owned()
-        },
+        || function.sig.ident.unraw().to_string(),
         |name| name.value(),
     )
 }
