@@ -490,15 +490,15 @@ impl de::Deserializer<'static> for &mut Reader<'_> {
             (BYTES, _) => visitor.visit_bytes(self.string(head)?),
             (TEXT, _) => self.text(head, visitor),
             (ARRAY, length) => self.nested(|reader| {
-                let mut items = Items { reader, length };
+                let mut items = Elements { reader, length };
                 let value = visitor.visit_seq(&mut items)?;
-                items.finish()?;
+                items.finish("list has more elements")?;
                 Ok(value)
             }),
             (MAP, length) => self.nested(|reader| {
-                let mut entries = Entries { reader, length };
+                let mut entries = Elements { reader, length };
                 let value = visitor.visit_map(&mut entries)?;
-                entries.finish()?;
+                entries.finish("map has more entries")?;
                 Ok(value)
             }),
             (TAG, Some(SOME)) => self.nested(|reader| visitor.visit_some(reader)),
@@ -606,15 +606,31 @@ impl de::Deserializer<'static> for &mut Reader<'_> {
     }
 }
 
-/// The items of a list; `length` is `None` for an indefinite one.
-struct Items<'r, 'a> {
+/// The items of a list or the entries of a map; `length` is `None` for an indefinite one.
+struct Elements<'r, 'a> {
     reader: &'r mut Reader<'a>,
     length: Option<u64>,
 }
 
-impl Items<'_, '_> {
-    /// Refuses a list its type did not read to the end.
-    fn finish(&mut self) -> Result<(), ReadError> {
+impl Elements<'_, '_> {
+    /// Whether another item (or entry) follows, counting it off.
+    fn more(&mut self) -> Result<bool, ReadError> {
+        match &mut self.length {
+            Some(0) => Ok(false),
+            Some(left) => {
+                *left -= 1;
+                Ok(true)
+            }
+            None if self.reader.at_break()? => {
+                self.length = Some(0);
+                Ok(false)
+            }
+            None => Ok(true),
+        }
+    }
+
+    /// Refuses a list or map its type did not read to the end (`what` says which).
+    fn finish(&mut self, what: &str) -> Result<(), ReadError> {
         let done = match self.length {
             Some(left) => left == 0,
             None => self.reader.at_break()?,
@@ -622,73 +638,42 @@ impl Items<'_, '_> {
         if done {
             Ok(())
         } else {
-            Err(de::Error::custom(
-                "the list has more elements than its type",
-            ))
+            Err(de::Error::custom(format_args!("the {what} than its type")))
         }
+    }
+
+    fn left(&self) -> Option<usize> {
+        self.length.and_then(|left| usize::try_from(left).ok())
     }
 }
 
-impl de::SeqAccess<'static> for Items<'_, '_> {
+impl de::SeqAccess<'static> for Elements<'_, '_> {
     type Error = ReadError;
 
     fn next_element_seed<T: de::DeserializeSeed<'static>>(
         &mut self,
         seed: T,
     ) -> Result<Option<T::Value>, ReadError> {
-        match &mut self.length {
-            Some(0) => return Ok(None),
-            Some(left) => *left -= 1,
-            None if self.reader.at_break()? => {
-                self.length = Some(0);
-                return Ok(None);
-            }
-            None => {}
+        if !self.more()? {
+            return Ok(None);
         }
         seed.deserialize(&mut *self.reader).map(Some)
     }
 
     fn size_hint(&self) -> Option<usize> {
-        self.length.and_then(|left| usize::try_from(left).ok())
+        self.left()
     }
 }
 
-/// The entries of a map; `length` is `None` for an indefinite one.
-struct Entries<'r, 'a> {
-    reader: &'r mut Reader<'a>,
-    length: Option<u64>,
-}
-
-impl Entries<'_, '_> {
-    /// Refuses a map its type did not read to the end.
-    fn finish(&mut self) -> Result<(), ReadError> {
-        let done = match self.length {
-            Some(left) => left == 0,
-            None => self.reader.at_break()?,
-        };
-        if done {
-            Ok(())
-        } else {
-            Err(de::Error::custom("the map has more entries than its type"))
-        }
-    }
-}
-
-impl de::MapAccess<'static> for Entries<'_, '_> {
+impl de::MapAccess<'static> for Elements<'_, '_> {
     type Error = ReadError;
 
     fn next_key_seed<K: de::DeserializeSeed<'static>>(
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, ReadError> {
-        match &mut self.length {
-            Some(0) => return Ok(None),
-            Some(left) => *left -= 1,
-            None if self.reader.at_break()? => {
-                self.length = Some(0);
-                return Ok(None);
-            }
-            None => {}
+        if !self.more()? {
+            return Ok(None);
         }
         seed.deserialize(&mut *self.reader).map(Some)
     }
@@ -701,7 +686,7 @@ impl de::MapAccess<'static> for Entries<'_, '_> {
     }
 
     fn size_hint(&self) -> Option<usize> {
-        self.length.and_then(|left| usize::try_from(left).ok())
+        self.left()
     }
 }
 
