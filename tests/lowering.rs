@@ -972,3 +972,47 @@ async fn a_labelled_break_from_inside_a_while_let_keeps_the_outer_value() {
         "outer [3]"
     );
 }
+
+// ---------------------------------------------------------------- issue 25. values that are not `Send`
+
+static GUARDS_DROPPED: AtomicUsize = AtomicUsize::new(0);
+
+/// Counts its drops: a guard the machine does not keep.
+struct CountedGuard<'a>(std::cell::RefMut<'a, Vec<i64>>);
+
+impl Drop for CountedGuard<'_> {
+    fn drop(&mut self) {
+        GUARDS_DROPPED.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// A guard that is not `Send` and is not used after the ask: it drops at the suspension, so
+/// the round's future stays `Send` and the tool compiles. (A value that is not `Send` and is
+/// used after an ask is refused: `tests/ui/tool/not_send_across_ask.rs`.)
+#[mrtr::tool]
+async fn guard_not_kept() -> Result<String, ToolError> {
+    let cell = std::cell::RefCell::new(Vec::new());
+    let mut guard = CountedGuard(cell.borrow_mut());
+    guard.0.push(1);
+    let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
+    Ok(format!("{n}"))
+}
+
+#[tokio::test]
+async fn a_guard_that_is_not_kept_drops_at_the_suspension() {
+    let harness = Harness::tool(guard_not_kept);
+    let first = harness.call(json!({})).await;
+    assert!(first.is_input_required());
+    assert_eq!(
+        GUARDS_DROPPED.load(Ordering::SeqCst),
+        1,
+        "dropped in round 1"
+    );
+    let last = first.answer([("n", number(4))]).await;
+    assert_eq!(last.text(), "4");
+    assert_eq!(
+        GUARDS_DROPPED.load(Ordering::SeqCst),
+        1,
+        "not created in round 2"
+    );
+}

@@ -701,10 +701,7 @@ fn expand(input: &DeriveInput, krate: &Path, fields: Option<&[Field<'_>]>) -> To
     };
     let properties = fields.iter().map(|field| {
         let Field {
-            ty,
-            wire_name,
-            schema,
-            ..
+            wire_name, schema, ..
         } = field;
         let members = schema.iter().map(|(key, value)| {
             if matches!(*key, "minimum" | "maximum") {
@@ -715,27 +712,42 @@ fn expand(input: &DeriveInput, krate: &Path, fields: Option<&[Field<'_>]>) -> To
             }
         });
 
-        // The trait bound is spanned at the field's type, so a type that is not a form field is
-        // reported there.
+        let functions = field_functions(field);
+        quote! {
+            let mut __schema = (Self::#functions.0)();
+            #(#members)*
+            __form.field(#wire_name, __schema, Self::#functions.1);
+        }
+    });
+    // Each field's `FormField` items are named in one constant, so that a type that is not a
+    // form field is reported once, at the field's type, and not by each method that uses it.
+    let functions = fields.iter().map(|field| {
+        let (ty, name) = (field.ty, field_functions(field));
         let field_trait = quote_spanned!(ty.span()=> <#ty as #private::FormField>);
         quote! {
-            let mut __schema = #field_trait::property_schema();
-            #(#members)*
-            __form.field(#wire_name, __schema, #field_trait::REQUIRED);
+            #[doc(hidden)]
+            #[allow(non_upper_case_globals, clippy::type_complexity)]
+            const #name: (
+                fn() -> #private::Map<::std::string::String, #private::Value>,
+                bool,
+                fn(::core::option::Option<&#private::Value>) -> ::core::result::Result<#ty, ::std::string::String>,
+                fn(&#ty) -> ::core::option::Option<#private::Value>,
+            ) = (
+                #field_trait::property_schema,
+                #field_trait::REQUIRED,
+                #field_trait::decode,
+                #field_trait::encode,
+            );
         }
     });
     let checks = fields.iter().flat_map(|field| &field.checks);
     let decoders = fields.iter().map(|field| {
         let Field {
-            ident,
-            ty,
-            wire_name,
-            ..
+            ident, wire_name, ..
         } = field;
-        // Same path and span as in the schema: an unsupported type is reported once.
-        let field_trait = quote_spanned!(ty.span()=> <#ty as #private::FormField>);
+        let functions = field_functions(field);
         quote! {
-            #ident: #field_trait::decode(__content.get(#wire_name))
+            #ident: (Self::#functions.2)(__content.get(#wire_name))
                 .map_err(|__error| ::std::format!("`{}`: {}", #wire_name, __error))?
         }
     });
@@ -753,8 +765,21 @@ fn expand(input: &DeriveInput, krate: &Path, fields: Option<&[Field<'_>]>) -> To
             }
         }
 
+        #[automatically_derived]
+        impl #impl_generics #ident #type_generics #where_clause {
+            #(#functions)*
+        }
+
         #(#checks)*
     }
+}
+
+/// The hidden constant holding a field's `FormField` functions.
+fn field_functions(field: &Field<'_>) -> syn::Ident {
+    quote::format_ident!(
+        "__mrtr_form_field_{}",
+        field.ident.to_string().trim_start_matches("r#")
+    )
 }
 
 /// `Serialize`/`Deserialize` as the form's content (what the client sent), so a form answer
@@ -767,13 +792,11 @@ fn serde_impls(input: &DeriveInput, krate: &Path, fields: Option<&[Field<'_>]>) 
     let (impl_generics, type_generics, where_clause) = input.generics.split_for_impl();
     let encoders = fields.into_iter().flatten().map(|field| {
         let Field {
-            ident,
-            ty,
-            wire_name,
-            ..
+            ident, wire_name, ..
         } = field;
+        let functions = field_functions(field);
         quote! {
-            if let ::core::option::Option::Some(__value) = <#ty as #private::FormField>::encode(&self.#ident) {
+            if let ::core::option::Option::Some(__value) = (Self::#functions.3)(&self.#ident) {
                 __content.insert(::std::string::String::from(#wire_name), __value);
             }
         }

@@ -8,13 +8,13 @@ use serde_json::{Map, Value};
 
 use crate::capabilities::{ClientCapabilities, InputKind, required_capabilities};
 use crate::context::{Access, AppState, Authorize, Context, Denied};
-use crate::frame::Frame;
 use crate::input::InputRequest;
-use crate::known_forms::KnownForms;
 use crate::machine::{Answers, Machine, Outcome, Step, StepError};
 use crate::protocol::RpcError;
-use crate::saved::{self, PendingQuestion, SavedState};
 use crate::single_use::{Redemption, ReplayStore};
+use crate::state::frame::Frame;
+use crate::state::known_forms::KnownForms;
+use crate::state::saved::{self, PendingQuestion, SavedState};
 use crate::token::{Binding, Claims, Flow, InvalidState, StateCodec};
 
 /// What every round needs from the server.

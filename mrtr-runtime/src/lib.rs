@@ -13,6 +13,7 @@
 
 mod answer;
 mod ask;
+mod bytes;
 mod capabilities;
 mod completion;
 pub mod content;
@@ -21,10 +22,8 @@ mod driver;
 mod engine;
 mod error;
 pub mod form;
-mod frame;
 mod input;
 mod kept;
-mod known_forms;
 pub mod legacy;
 mod machine;
 mod param_headers;
@@ -32,9 +31,9 @@ pub mod protocol;
 mod results;
 #[cfg(feature = "rmcp")]
 pub mod rmcp;
-mod saved;
 mod server;
 mod single_use;
+mod state;
 pub mod task;
 #[cfg(feature = "testing")]
 pub mod testing;
@@ -50,7 +49,6 @@ pub use completion::{
 pub use context::{Access, AppState, Authorize, BoxFuture, Context, Denied};
 pub use error::ToolError;
 pub use form::{Choice, ChoiceOption, Form, FormField, FormSchema};
-pub use frame::Frame;
 pub use input::InputRequest;
 pub use legacy::LegacyOptions;
 pub use machine::{
@@ -65,6 +63,7 @@ pub use server::{BuildError, DEFAULT_MAX_ROUNDS, Server, ServerBuilder, ServerIn
 #[cfg(feature = "redis")]
 pub use single_use::RedisStore;
 pub use single_use::{MemoryStore, Redemption, ReplayStore};
+pub use state::Frame;
 pub use uri_template::UriTemplate;
 
 /// The `ask!` points of a `#[mrtr::tool]` body are rewritten by the attribute; an `ask!` that
@@ -86,14 +85,21 @@ pub mod __private {
     pub use crate::ask;
     pub use crate::capabilities::InputKind;
     pub use crate::context::{BoxFuture, Context};
-    pub use crate::driver::*;
+    pub use crate::driver::{
+        BreakInsideAnotherMacroCannotLeaveALoopThatAsks, Channel,
+        ContinueInsideAnotherMacroCannotReachALoopThatAsks, Ended, IntoLoopState, Kept, LoopCursor,
+        LoopState, QuestionMark, RangeIndex, RangeState, Remaining, answer, answer_type,
+        answer_type_of, arguments, body, check_kept_types, drive, fail, finish_prompt,
+        finish_resource, finish_tool, frame_as_json, keep, kept_types, kept_types_once, loop_state,
+        restore, reuse_arguments, suspend, type_of, unlowered, unslot, versioned_fingerprint,
+    };
     pub use crate::form::{Choice, ChoiceOption, Form, FormField, FormSchema};
-    pub use crate::frame::Frame;
     pub use crate::machine::{
         Answers, CacheHint, CacheScope, Generated, Machine, Outcome, Prompt, PromptArgument,
         PromptDescriptor, Resource, ResourceDescriptor, ResumePoint, Step, StepError, Suspension,
         Tool, ToolDescriptor,
     };
+    pub use crate::state::frame::Frame;
     pub use crate::token::Fingerprint;
     pub use schemars;
     pub use serde_json::{Map, Value};

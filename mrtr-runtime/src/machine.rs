@@ -15,8 +15,8 @@ use crate::answer::FromAnswer;
 use crate::ask::Ask;
 use crate::capabilities::InputKind;
 use crate::context::{BoxFuture, Context};
-use crate::frame::Frame;
 use crate::input::InputRequest;
+use crate::state::frame::Frame;
 use crate::token::Fingerprint;
 
 /// A resumable computation driven one round at a time by the engine.

@@ -64,6 +64,10 @@ fn literals_ident() -> Ident {
     Ident::new("__MRTR_LITERALS", Span::mixed_site())
 }
 
+/// The machine's pc once a suspension is built: the round then waits at the top of the
+/// machine, where only the slots are alive.
+const SUSPENDED: u32 = u32::MAX;
+
 fn machine_label() -> syn::Lifetime {
     syn::Lifetime::new("'__mrtr_machine", Span::mixed_site())
 }
@@ -253,6 +257,8 @@ impl Emitter<'_> {
             .collect();
         let literals = literals_ident();
         let texts = &self.program.literals;
+        let suspended = SUSPENDED;
+        let checks = self.checks(&crossing);
         quote! {
             #(#items)*
             #(#structs)*
@@ -261,6 +267,9 @@ impl Emitter<'_> {
             #guards
             #(#[allow(unused_mut, unused_assignments)] let mut #slots = ::core::option::Option::None;)*
             #(#[allow(unused_mut, unused_assignments)] let mut #witnesses = ::core::option::Option::None;)*
+            #checks
+            #[allow(unused_mut, unused_assignments)]
+            let mut __mrtr_suspended: ::core::option::Option<__mrtr_private::Suspension> = ::core::option::Option::None;
             #[allow(unused_mut)]
             let mut __mrtr_pc: u32 = __mrtr_pc_in;
             match __mrtr_pc {
@@ -277,6 +286,13 @@ impl Emitter<'_> {
             let __mrtr_stopped: __mrtr_private::BreakInsideAnotherMacroCannotLeaveALoopThatAsks = #label: loop {
                 match __mrtr_pc {
                     #(#blocks)*
+                    #suspended => match __mrtr_suspended.take() {
+                        ::core::option::Option::Some(__mrtr_suspension) => match __mrtr_private::suspend(&__mrtr_channel, __mrtr_suspension).await {},
+                        ::core::option::Option::None => {
+                            let __mrtr_error = __mrtr_private::StepError::Internal(::std::string::String::from("no suspension to wait at"));
+                            match __mrtr_private::fail(&__mrtr_channel, __mrtr_error).await {}
+                        }
+                    },
                     _ => {
                         let __mrtr_error = __mrtr_private::StepError::Internal(::std::format!("no block {}", __mrtr_pc));
                         match __mrtr_private::fail(&__mrtr_channel, __mrtr_error).await {}
@@ -329,6 +345,80 @@ impl Emitter<'_> {
         let nodes = &self.program.blocks[block].nodes;
         let (code, _) = self.nodes(block, &live_out, &mut held, nodes);
         quote!(#prelude #code)
+    }
+
+    /// The bounds on the slots, each checked once, at the author's variable. A value kept in
+    /// requestState must be keepable: one error naming its type, where `keep` and `restore`
+    /// alone would report `Serialize` and `Deserialize` apart (an error on this trait implies
+    /// both, so rustc drops theirs). A value living in a slot must be `Send`, as the round's
+    /// future is: an error naming the value, where rustc would report the future on the
+    /// attribute. Each trait has a second impl that never applies, so that rustc reports the
+    /// unmet bound itself, once, instead of each of its parts. Each slot's checks are a block
+    /// of their own, so their items cannot meet the author's.
+    fn checks(&self, crossing: &BTreeSet<BindingId>) -> TokenStream {
+        let kept: BTreeSet<BindingId> = self
+            .program
+            .sites
+            .iter()
+            .flat_map(|site| self.live[site.resume].iter().copied())
+            .collect();
+        let mut checks = TokenStream::new();
+        for id in crossing {
+            let binding = &self.program.bindings[*id].ident;
+            let (span, slot_span) = at_binding(binding);
+            for Slot { ident, field, .. } in self.slots(*id) {
+                let slot = Ident::new(&ident.to_string(), slot_span);
+                let name = match &field {
+                    None => ident_name(binding),
+                    Some(field) => format!("{}.{}", ident_name(binding), ident_name(field)),
+                };
+                let message = format!(
+                    "`{name}` cannot live across an `ask!`: its type `{{Self}}` is not `Send`"
+                );
+                // Called where it never runs: the slot's type is checked, not its value.
+                let send_check = Ident::new("send_across_ask", span);
+                let mut calls = quote_spanned!(span=> #slot = #send_check(););
+                let kept_items = kept.contains(id).then(|| {
+                    let kept_check = Ident::new("kept_across_ask", span);
+                    calls.extend(quote_spanned!(span=> #slot = #kept_check();));
+                    quote! {
+                        #[diagnostic::on_unimplemented(
+                            message = "`{Self}` cannot be kept in requestState across an `ask!`",
+                            label = "this value is used after an `ask!`, so it is kept in requestState",
+                            note = "kept values must implement Serialize and DeserializeOwned (derive them, forms and choices included) and cannot be references (except a `&'static str` that is one of the tool's string literals); or create the value again after the ask, or reach it through the context (`cx.state()`)"
+                        )]
+                        trait KeptAcrossAsk<M>: __mrtr_private::Kept {}
+                        impl<T: __mrtr_private::Kept> KeptAcrossAsk<()> for T {}
+                        impl<T: __mrtr_private::Kept + NeverImplemented> KeptAcrossAsk<u8> for T {}
+                        fn kept_across_ask<M, T: KeptAcrossAsk<M>>() -> ::core::option::Option<T> {
+                            ::core::option::Option::None
+                        }
+                    }
+                });
+                checks.extend(quote! {
+                    {
+                        trait NeverImplemented {}
+                        #[diagnostic::on_unimplemented(
+                            message = #message,
+                            label = "this value lives across an `ask!`",
+                            note = "a tool's rounds may run on any thread, so a value that lives across an `ask!` must be `Send`: use `Arc` instead of `Rc` and `std::sync::Mutex` instead of `RefCell`, or create the value again after the ask"
+                        )]
+                        trait SendAcrossAsk<M> {}
+                        impl<T: ::core::marker::Send> SendAcrossAsk<()> for T {}
+                        impl<T: ::core::marker::Send + NeverImplemented> SendAcrossAsk<u8> for T {}
+                        fn send_across_ask<M, T: SendAcrossAsk<M>>() -> ::core::option::Option<T> {
+                            ::core::option::Option::None
+                        }
+                        #kept_items
+                        #[allow(unreachable_code, unused_assignments)]
+                        if false {
+                            #calls
+                        }
+                    }
+                });
+            }
+        }
+        checks
     }
 
     /// Emits a sequence; also says whether it can complete (hand a value out) in place.
@@ -752,16 +842,19 @@ impl Emitter<'_> {
             .map(|((key, _, _), question)| quote!(.ask(#key, #question)));
         let pc = resume as u32;
         let kept_types = self.kept_types(site);
+        let (suspended, label) = (SUSPENDED, machine_label());
         quote!(#[allow(unreachable_code, unused_assignments)] {
             #(#requests)*
             #(#witnesses)*
             #saves
             let mut __mrtr_frame_out = __mrtr_private::Frame::new();
             #(#keeps)*
-            let __mrtr_suspension = __mrtr_private::Suspension::new(#pc, __mrtr_frame_out.into_value())
+            __mrtr_suspended = ::core::option::Option::Some(__mrtr_private::Suspension::new(#pc, __mrtr_frame_out.into_value())
                 .keeping(__mrtr_private::kept_types_once(#kept_types))
-                #(#asks)*;
-            match __mrtr_private::suspend(&__mrtr_channel, __mrtr_suspension).await {}
+                #(#asks)*);
+            // The round ends outside the author's scopes: what is not kept drops here.
+            __mrtr_pc = #suspended;
+            continue #label;
         })
     }
 

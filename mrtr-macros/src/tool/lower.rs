@@ -696,8 +696,8 @@ impl<'e> Lowerer<'e> {
                     let name = key.to_string().trim_start_matches("r#").to_owned();
                     if let Some((_, first, _)) = questions.iter().find(|(seen, _, _)| *seen == name) {
                         let first: Span = *first;
-                        self.errors.push(syn::Error::new(key.span(), format!("duplicate key `{name}` in one ask!; each question of a round needs its own key")));
-                        self.errors.push(syn::Error::new(first, format!("`{name}` first used here")));
+                        let _ = first;
+                        self.errors.push(syn::Error::new(key.span(), format!("duplicate key `{name}` in one ask!: an earlier question of this batch has it already, and each question of a round needs its own key; rename one of them")));
                     }
                     questions.push((name, key.span(), question.request.clone()));
                 }
@@ -1107,7 +1107,20 @@ impl<'e> Lowerer<'e> {
         let holes = self.rewrite_jumps(&mut iterable);
         let iter = self.synthetic("iter", true);
         let iter_ident = self.ident(iter).clone();
-        let state = quote_spanned!(iterable.span()=> __mrtr_private::loop_state(#iterable));
+        // The call starts at the iterable's first token and ends at its last, so that it
+        // covers the same source as the argument: rustc's errors about the iterable, at the
+        // argument and at the call, then fall on one span and are reported once.
+        let mut tokens = iterable.to_token_stream().into_iter();
+        let first = tokens
+            .next()
+            .map_or_else(Span::call_site, |token| token.span());
+        let last = tokens.last().map_or(first, |token| token.span());
+        let private = Ident::new("__mrtr_private", first);
+        let call = Ident::new("loop_state", last);
+        let mut arguments =
+            proc_macro2::Group::new(proc_macro2::Delimiter::Parenthesis, quote!(#iterable));
+        arguments.set_span(last);
+        let state = quote!(#private::#call #arguments);
         self.push(Node::Let {
             attrs: TokenStream::new(),
             pat: quote!(mut #iter_ident),

@@ -1,7 +1,7 @@
 //! `#[mrtr::tool]`, `#[mrtr::prompt]` and `#[mrtr::resource]`: parse the attribute and the
 //! function, validate the signature and the placement of every `ask!`, lower the body into a
-//! machine, then expand the machine into a unit value that implements the runtime's `Machine`
-//! trait and the descriptor trait of its kind.
+//! machine, then expand the machine into a unit struct (returned by a function of the tool's
+//! name) that implements the runtime's `Machine` trait and the descriptor trait of its kind.
 
 mod ask;
 mod canonical;
@@ -25,6 +25,7 @@ use std::collections::BTreeSet;
 
 use proc_macro2::TokenStream;
 use quote::{ToTokens, quote};
+use syn::ext::IdentExt;
 use syn::visit_mut::VisitMut;
 use syn::{ItemFn, Path};
 
@@ -292,10 +293,16 @@ fn descriptor(
     )
 }
 
-/// The type of the machine: a unit struct with a hidden name.
-fn machine_type(function: &ItemFn) -> syn::Ident {
-    let name = function.sig.ident.to_string();
-    quote::format_ident!("__mrtr_machine_{}", name.trim_start_matches("r#"))
+/// The hidden module that holds the machine's type.
+fn machine_module(function: &ItemFn) -> syn::Ident {
+    quote::format_ident!("__mrtr_{}", function.sig.ident.unraw())
+}
+
+/// The type of the machine: a unit struct named like the function, in a module of its own, so
+/// that the function's rustdoc reads `fn name() -> name` and the name meets no other item.
+fn machine_type(function: &ItemFn) -> TokenStream {
+    let (module, ident) = (machine_module(function), &function.sig.ident);
+    quote!(#module::#ident)
 }
 
 /// The attributes of the function that go on everything generated: `#[cfg]` (and
@@ -337,7 +344,7 @@ fn check_attributes(function: &ItemFn, what: &str, errors: &mut Errors) {
 /// value, so the body can bind a local of the same name.
 fn unit_value(function: &ItemFn, flow: Option<&str>) -> TokenStream {
     let (vis, ident) = (&function.vis, &function.sig.ident);
-    let machine = machine_type(function);
+    let (module, machine) = (machine_module(function), machine_type(function));
     let cfgs = cfgs(function);
     let docs = function
         .attrs
@@ -347,9 +354,12 @@ fn unit_value(function: &ItemFn, flow: Option<&str>) -> TokenStream {
     quote! {
         #(#cfgs)*
         #[doc(hidden)]
-        #[allow(non_camel_case_types)]
-        #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default)]
-        #vis struct #machine;
+        #[allow(non_snake_case, missing_docs)]
+        mod #module {
+            #[allow(non_camel_case_types)]
+            #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default)]
+            pub struct #ident;
+        }
 
         #(#cfgs)*
         #(#docs)*
@@ -492,6 +502,26 @@ fn unlowered(function: &ItemFn, krate: &Path) -> TokenStream {
             }
             syn::visit_mut::visit_expr_mut(self, expr);
         }
+        fn visit_local_mut(&mut self, local: &mut syn::Local) {
+            // `let (a, b) = ask!(one)` has no key to derive (reported): a placeholder of the
+            // one answer's type would add a mismatch with the pattern, so this one diverges.
+            if let Some(init) = &mut local.init
+                && let syn::Expr::Macro(mac) = &*init.expr
+                && ask::is_ask(&mac.mac)
+                && !binds_one_name(&local.pat)
+                && let Ok([question]) = ask::AskCall::questions(&mac.mac).as_deref()
+                && question.key.is_none()
+            {
+                let (krate, request) = (self.0, &question.request);
+                let value = diverging_like(&local.pat);
+                *init.expr = syn::Expr::Verbatim(quote!({
+                    let _ = #krate::__private::unlowered(#request);
+                    #value
+                }));
+                return;
+            }
+            syn::visit_mut::visit_local_mut(self, local);
+        }
         fn visit_stmt_mut(&mut self, stmt: &mut syn::Stmt) {
             if let syn::Stmt::Macro(mac) = stmt
                 && ask::is_ask(&mac.mac)
@@ -522,6 +552,24 @@ fn unlowered(function: &ItemFn, krate: &Path) -> TokenStream {
             }
         }
     }
+    /// A value that never exists, shaped like `pat` so that each of its names gets a type.
+    fn diverging_like(pat: &syn::Pat) -> TokenStream {
+        match pat {
+            syn::Pat::Tuple(tuple) => {
+                let elements = tuple.elems.iter().map(diverging_like);
+                quote!((#(#elements,)*))
+            }
+            syn::Pat::Paren(paren) => diverging_like(&paren.pat),
+            _ => quote!(::core::unreachable!()),
+        }
+    }
+    fn binds_one_name(pat: &syn::Pat) -> bool {
+        match pat {
+            syn::Pat::Ident(_) => true,
+            syn::Pat::Type(typed) => binds_one_name(&typed.pat),
+            _ => false,
+        }
+    }
     let mut function = function.clone();
     function.sig.ident = quote::format_ident!("__mrtr_unlowered_{}", function.sig.ident);
     Placeholders(krate).visit_block_mut(&mut function.block);
@@ -538,7 +586,7 @@ fn unlowered(function: &ItemFn, krate: &Path) -> TokenStream {
     }
 }
 
-/// After errors: the unit value and trait impls without a machine, so the rest of the crate
+/// After errors: the function and trait impls without a machine, so the rest of the crate
 /// (registering it, say) still compiles and only the real errors are shown.
 fn fallback(kind: Kind, function: &ItemFn, options: &Options) -> TokenStream {
     let krate = &options.krate;

@@ -1,12 +1,15 @@
 #[doc(hidden)]
-#[allow(non_camel_case_types)]
-#[derive(
-    ::core::clone::Clone,
-    ::core::marker::Copy,
-    ::core::fmt::Debug,
-    ::core::default::Default
-)]
-struct __mrtr_machine_route;
+#[allow(non_snake_case, missing_docs)]
+mod __mrtr_route {
+    #[allow(non_camel_case_types)]
+    #[derive(
+        ::core::clone::Clone,
+        ::core::marker::Copy,
+        ::core::fmt::Debug,
+        ::core::default::Default
+    )]
+    pub struct route;
+}
 /**
 
 # Flow
@@ -36,11 +39,11 @@ flowchart TD
 <script type="module">import mermaid from "https://cdn.jsdelivr.net/npm/mermaid@11/dist/mermaid.esm.min.mjs"; mermaid.initialize({ startOnLoad: true });</script>
 */
 #[allow(dead_code)]
-fn route() -> __mrtr_machine_route {
-    __mrtr_machine_route
+fn route() -> __mrtr_route::route {
+    __mrtr_route::route
 }
 #[automatically_derived]
-impl ::mrtr::__private::Machine for __mrtr_machine_route {
+impl ::mrtr::__private::Machine for __mrtr_route::route {
     fn fingerprint(&self) -> ::mrtr::__private::Fingerprint {
         static FINGERPRINT: ::std::sync::OnceLock<::mrtr::__private::Fingerprint> = ::std::sync::OnceLock::new();
         ::mrtr::__private::versioned_fingerprint(&FINGERPRINT, "tool", "route", 1u32)
@@ -138,6 +141,88 @@ impl ::mrtr::__private::Machine for __mrtr_machine_route {
                 let mut __mrtr_witness_2_0 = ::core::option::Option::None;
                 #[allow(unused_mut, unused_assignments)]
                 let mut __mrtr_witness_3_0 = ::core::option::Option::None;
+                {
+                    trait NeverImplemented {}
+                    #[diagnostic::on_unimplemented(
+                        message = "`__mrtr_value_1` cannot live across an `ask!`: its type `{Self}` is not `Send`",
+                        label = "this value lives across an `ask!`",
+                        note = "a tool's rounds may run on any thread, so a value that lives across an `ask!` must be `Send`: use `Arc` instead of `Rc` and `std::sync::Mutex` instead of `RefCell`, or create the value again after the ask"
+                    )]
+                    trait SendAcrossAsk<M> {}
+                    impl<T: ::core::marker::Send> SendAcrossAsk<()> for T {}
+                    impl<T: ::core::marker::Send + NeverImplemented> SendAcrossAsk<u8>
+                    for T {}
+                    fn send_across_ask<M, T: SendAcrossAsk<M>>() -> ::core::option::Option<
+                        T,
+                    > {
+                        ::core::option::Option::None
+                    }
+                    #[allow(unreachable_code, unused_assignments)]
+                    if false {
+                        __mrtr_slot_value_1 = send_across_ask();
+                    }
+                }
+                {
+                    trait NeverImplemented {}
+                    #[diagnostic::on_unimplemented(
+                        message = "`way` cannot live across an `ask!`: its type `{Self}` is not `Send`",
+                        label = "this value lives across an `ask!`",
+                        note = "a tool's rounds may run on any thread, so a value that lives across an `ask!` must be `Send`: use `Arc` instead of `Rc` and `std::sync::Mutex` instead of `RefCell`, or create the value again after the ask"
+                    )]
+                    trait SendAcrossAsk<M> {}
+                    impl<T: ::core::marker::Send> SendAcrossAsk<()> for T {}
+                    impl<T: ::core::marker::Send + NeverImplemented> SendAcrossAsk<u8>
+                    for T {}
+                    fn send_across_ask<M, T: SendAcrossAsk<M>>() -> ::core::option::Option<
+                        T,
+                    > {
+                        ::core::option::Option::None
+                    }
+                    #[diagnostic::on_unimplemented(
+                        message = "`{Self}` cannot be kept in requestState across an `ask!`",
+                        label = "this value is used after an `ask!`, so it is kept in requestState",
+                        note = "kept values must implement Serialize and DeserializeOwned (derive them, forms and choices included) and cannot be references (except a `&'static str` that is one of the tool's string literals); or create the value again after the ask, or reach it through the context (`cx.state()`)"
+                    )]
+                    trait KeptAcrossAsk<M>: __mrtr_private::Kept {}
+                    impl<T: __mrtr_private::Kept> KeptAcrossAsk<()> for T {}
+                    impl<T: __mrtr_private::Kept + NeverImplemented> KeptAcrossAsk<u8>
+                    for T {}
+                    fn kept_across_ask<M, T: KeptAcrossAsk<M>>() -> ::core::option::Option<
+                        T,
+                    > {
+                        ::core::option::Option::None
+                    }
+                    #[allow(unreachable_code, unused_assignments)]
+                    if false {
+                        __mrtr_slot_way = send_across_ask();
+                        __mrtr_slot_way = kept_across_ask();
+                    }
+                }
+                {
+                    trait NeverImplemented {}
+                    #[diagnostic::on_unimplemented(
+                        message = "`__mrtr_value_2` cannot live across an `ask!`: its type `{Self}` is not `Send`",
+                        label = "this value lives across an `ask!`",
+                        note = "a tool's rounds may run on any thread, so a value that lives across an `ask!` must be `Send`: use `Arc` instead of `Rc` and `std::sync::Mutex` instead of `RefCell`, or create the value again after the ask"
+                    )]
+                    trait SendAcrossAsk<M> {}
+                    impl<T: ::core::marker::Send> SendAcrossAsk<()> for T {}
+                    impl<T: ::core::marker::Send + NeverImplemented> SendAcrossAsk<u8>
+                    for T {}
+                    fn send_across_ask<M, T: SendAcrossAsk<M>>() -> ::core::option::Option<
+                        T,
+                    > {
+                        ::core::option::Option::None
+                    }
+                    #[allow(unreachable_code, unused_assignments)]
+                    if false {
+                        __mrtr_slot_value_2 = send_across_ask();
+                    }
+                }
+                #[allow(unused_mut, unused_assignments)]
+                let mut __mrtr_suspended: ::core::option::Option<
+                    __mrtr_private::Suspension,
+                > = ::core::option::Option::None;
                 #[allow(unused_mut)]
                 let mut __mrtr_pc: u32 = __mrtr_pc_in;
                 match __mrtr_pc {
@@ -215,31 +300,29 @@ impl ::mrtr::__private::Machine for __mrtr_machine_route {
                                         __mrtr_private::answer_type(&__mrtr_question_0),
                                     );
                                     let mut __mrtr_frame_out = __mrtr_private::Frame::new();
-                                    let __mrtr_suspension = __mrtr_private::Suspension::new(
-                                            2u32,
-                                            __mrtr_frame_out.into_value(),
-                                        )
-                                        .keeping(
-                                            __mrtr_private::kept_types_once(
-                                                {
-                                                    static __MRTR_KEPT_TYPES: ::std::sync::OnceLock<u32> = ::std::sync::OnceLock::new();
-                                                    &__MRTR_KEPT_TYPES
-                                                },
-                                                &[
-                                                    (
-                                                        "ask pick",
-                                                        __mrtr_private::answer_type_of(&__mrtr_witness_0_0),
-                                                    ),
-                                                ],
-                                            ),
-                                        )
-                                        .ask("pick", __mrtr_question_0);
-                                    match __mrtr_private::suspend(
-                                            &__mrtr_channel,
-                                            __mrtr_suspension,
-                                        )
-                                        .await
-                                    {}
+                                    __mrtr_suspended = ::core::option::Option::Some(
+                                        __mrtr_private::Suspension::new(
+                                                2u32,
+                                                __mrtr_frame_out.into_value(),
+                                            )
+                                            .keeping(
+                                                __mrtr_private::kept_types_once(
+                                                    {
+                                                        static __MRTR_KEPT_TYPES: ::std::sync::OnceLock<u32> = ::std::sync::OnceLock::new();
+                                                        &__MRTR_KEPT_TYPES
+                                                    },
+                                                    &[
+                                                        (
+                                                            "ask pick",
+                                                            __mrtr_private::answer_type_of(&__mrtr_witness_0_0),
+                                                        ),
+                                                    ],
+                                                ),
+                                            )
+                                            .ask("pick", __mrtr_question_0),
+                                    );
+                                    __mrtr_pc = 4294967295u32;
+                                    continue '__mrtr_machine;
                                 }
                             } else {
                                 {
@@ -252,31 +335,29 @@ impl ::mrtr::__private::Machine for __mrtr_machine_route {
                                             __mrtr_private::answer_type(&__mrtr_question_0),
                                         );
                                         let mut __mrtr_frame_out = __mrtr_private::Frame::new();
-                                        let __mrtr_suspension = __mrtr_private::Suspension::new(
-                                                3u32,
-                                                __mrtr_frame_out.into_value(),
-                                            )
-                                            .keeping(
-                                                __mrtr_private::kept_types_once(
-                                                    {
-                                                        static __MRTR_KEPT_TYPES: ::std::sync::OnceLock<u32> = ::std::sync::OnceLock::new();
-                                                        &__MRTR_KEPT_TYPES
-                                                    },
-                                                    &[
-                                                        (
-                                                            "ask pick",
-                                                            __mrtr_private::answer_type_of(&__mrtr_witness_1_0),
-                                                        ),
-                                                    ],
-                                                ),
-                                            )
-                                            .ask("pick", __mrtr_question_0);
-                                        match __mrtr_private::suspend(
-                                                &__mrtr_channel,
-                                                __mrtr_suspension,
-                                            )
-                                            .await
-                                        {}
+                                        __mrtr_suspended = ::core::option::Option::Some(
+                                            __mrtr_private::Suspension::new(
+                                                    3u32,
+                                                    __mrtr_frame_out.into_value(),
+                                                )
+                                                .keeping(
+                                                    __mrtr_private::kept_types_once(
+                                                        {
+                                                            static __MRTR_KEPT_TYPES: ::std::sync::OnceLock<u32> = ::std::sync::OnceLock::new();
+                                                            &__MRTR_KEPT_TYPES
+                                                        },
+                                                        &[
+                                                            (
+                                                                "ask pick",
+                                                                __mrtr_private::answer_type_of(&__mrtr_witness_1_0),
+                                                            ),
+                                                        ],
+                                                    ),
+                                                )
+                                                .ask("pick", __mrtr_question_0),
+                                        );
+                                        __mrtr_pc = 4294967295u32;
+                                        continue '__mrtr_machine;
                                     }
                                 }
                             };
@@ -352,32 +433,30 @@ impl ::mrtr::__private::Machine for __mrtr_machine_route {
                                         __mrtr_private::keep(& mut __mrtr_frame_out, "way", &
                                         __mrtr_slot_way)
                                     );
-                                    let __mrtr_suspension = __mrtr_private::Suspension::new(
-                                            5u32,
-                                            __mrtr_frame_out.into_value(),
-                                        )
-                                        .keeping(
-                                            __mrtr_private::kept_types_once(
-                                                {
-                                                    static __MRTR_KEPT_TYPES: ::std::sync::OnceLock<u32> = ::std::sync::OnceLock::new();
-                                                    &__MRTR_KEPT_TYPES
-                                                },
-                                                &[
-                                                    (
-                                                        "ask pick",
-                                                        __mrtr_private::answer_type_of(&__mrtr_witness_2_0),
-                                                    ),
-                                                    ("way", __mrtr_private::type_of(&__mrtr_slot_way)),
-                                                ],
-                                            ),
-                                        )
-                                        .ask("pick", __mrtr_question_0);
-                                    match __mrtr_private::suspend(
-                                            &__mrtr_channel,
-                                            __mrtr_suspension,
-                                        )
-                                        .await
-                                    {}
+                                    __mrtr_suspended = ::core::option::Option::Some(
+                                        __mrtr_private::Suspension::new(
+                                                5u32,
+                                                __mrtr_frame_out.into_value(),
+                                            )
+                                            .keeping(
+                                                __mrtr_private::kept_types_once(
+                                                    {
+                                                        static __MRTR_KEPT_TYPES: ::std::sync::OnceLock<u32> = ::std::sync::OnceLock::new();
+                                                        &__MRTR_KEPT_TYPES
+                                                    },
+                                                    &[
+                                                        (
+                                                            "ask pick",
+                                                            __mrtr_private::answer_type_of(&__mrtr_witness_2_0),
+                                                        ),
+                                                        ("way", __mrtr_private::type_of(&__mrtr_slot_way)),
+                                                    ],
+                                                ),
+                                            )
+                                            .ask("pick", __mrtr_question_0),
+                                    );
+                                    __mrtr_pc = 4294967295u32;
+                                    continue '__mrtr_machine;
                                 }
                                 Mode::Bus(number) if number > 0 => {
                                     let __mrtr_question_0 = elicit::form::<Pick>("Which bus?");
@@ -390,32 +469,30 @@ impl ::mrtr::__private::Machine for __mrtr_machine_route {
                                         __mrtr_private::keep(& mut __mrtr_frame_out, "way", &
                                         __mrtr_slot_way)
                                     );
-                                    let __mrtr_suspension = __mrtr_private::Suspension::new(
-                                            6u32,
-                                            __mrtr_frame_out.into_value(),
-                                        )
-                                        .keeping(
-                                            __mrtr_private::kept_types_once(
-                                                {
-                                                    static __MRTR_KEPT_TYPES: ::std::sync::OnceLock<u32> = ::std::sync::OnceLock::new();
-                                                    &__MRTR_KEPT_TYPES
-                                                },
-                                                &[
-                                                    (
-                                                        "ask pick",
-                                                        __mrtr_private::answer_type_of(&__mrtr_witness_3_0),
-                                                    ),
-                                                    ("way", __mrtr_private::type_of(&__mrtr_slot_way)),
-                                                ],
-                                            ),
-                                        )
-                                        .ask("pick", __mrtr_question_0);
-                                    match __mrtr_private::suspend(
-                                            &__mrtr_channel,
-                                            __mrtr_suspension,
-                                        )
-                                        .await
-                                    {}
+                                    __mrtr_suspended = ::core::option::Option::Some(
+                                        __mrtr_private::Suspension::new(
+                                                6u32,
+                                                __mrtr_frame_out.into_value(),
+                                            )
+                                            .keeping(
+                                                __mrtr_private::kept_types_once(
+                                                    {
+                                                        static __MRTR_KEPT_TYPES: ::std::sync::OnceLock<u32> = ::std::sync::OnceLock::new();
+                                                        &__MRTR_KEPT_TYPES
+                                                    },
+                                                    &[
+                                                        (
+                                                            "ask pick",
+                                                            __mrtr_private::answer_type_of(&__mrtr_witness_3_0),
+                                                        ),
+                                                        ("way", __mrtr_private::type_of(&__mrtr_slot_way)),
+                                                    ],
+                                                ),
+                                            )
+                                            .ask("pick", __mrtr_question_0),
+                                    );
+                                    __mrtr_pc = 4294967295u32;
+                                    continue '__mrtr_machine;
                                 }
                                 _ => "on foot".to_owned(),
                             };
@@ -477,6 +554,26 @@ impl ::mrtr::__private::Machine for __mrtr_machine_route {
                             #[allow(unreachable_code, clippy::diverging_sub_expression)]
                             return Ok(format!("{way}, then {ride}"));
                         }
+                        4294967295u32 => {
+                            match __mrtr_suspended.take() {
+                                ::core::option::Option::Some(__mrtr_suspension) => {
+                                    match __mrtr_private::suspend(
+                                            &__mrtr_channel,
+                                            __mrtr_suspension,
+                                        )
+                                        .await
+                                    {}
+                                }
+                                ::core::option::Option::None => {
+                                    let __mrtr_error = __mrtr_private::StepError::Internal(
+                                        ::std::string::String::from("no suspension to wait at"),
+                                    );
+                                    match __mrtr_private::fail(&__mrtr_channel, __mrtr_error)
+                                        .await
+                                    {}
+                                }
+                            }
+                        }
                         _ => {
                             let __mrtr_error = __mrtr_private::StepError::Internal(
                                 ::std::format!("no block {}", __mrtr_pc),
@@ -496,7 +593,7 @@ impl ::mrtr::__private::Machine for __mrtr_machine_route {
     }
 }
 #[automatically_derived]
-impl ::mrtr::__private::Tool for __mrtr_machine_route {
+impl ::mrtr::__private::Tool for __mrtr_route::route {
     fn descriptor(&self) -> ::mrtr::__private::ToolDescriptor {
         let mut __mrtr_descriptor = ::mrtr::__private::ToolDescriptor::new(
                 "route",
@@ -508,7 +605,7 @@ impl ::mrtr::__private::Tool for __mrtr_machine_route {
     }
 }
 #[automatically_derived]
-impl ::mrtr::__private::Generated for __mrtr_machine_route {
+impl ::mrtr::__private::Generated for __mrtr_route::route {
     type Descriptor = ::mrtr::__private::ToolDescriptor;
     fn describe(&self) -> Self::Descriptor {
         <Self as ::mrtr::__private::Tool>::descriptor(self)

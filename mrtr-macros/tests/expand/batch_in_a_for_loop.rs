@@ -1,12 +1,15 @@
 #[doc(hidden)]
-#[allow(non_camel_case_types)]
-#[derive(
-    ::core::clone::Clone,
-    ::core::marker::Copy,
-    ::core::fmt::Debug,
-    ::core::default::Default
-)]
-struct __mrtr_machine_order;
+#[allow(non_snake_case, missing_docs)]
+mod __mrtr_order {
+    #[allow(non_camel_case_types)]
+    #[derive(
+        ::core::clone::Clone,
+        ::core::marker::Copy,
+        ::core::fmt::Debug,
+        ::core::default::Default
+    )]
+    pub struct order;
+}
 /**
 
 # Flow
@@ -24,11 +27,11 @@ flowchart TD
 <script type="module">import mermaid from "https://cdn.jsdelivr.net/npm/mermaid@11/dist/mermaid.esm.min.mjs"; mermaid.initialize({ startOnLoad: true });</script>
 */
 #[allow(dead_code)]
-fn order() -> __mrtr_machine_order {
-    __mrtr_machine_order
+fn order() -> __mrtr_order::order {
+    __mrtr_order::order
 }
 #[automatically_derived]
-impl ::mrtr::__private::Machine for __mrtr_machine_order {
+impl ::mrtr::__private::Machine for __mrtr_order::order {
     fn fingerprint(&self) -> ::mrtr::__private::Fingerprint {
         static FINGERPRINT: ::std::sync::OnceLock<::mrtr::__private::Fingerprint> = ::std::sync::OnceLock::new();
         ::mrtr::__private::versioned_fingerprint(&FINGERPRINT, "tool", "order", 1u32)
@@ -106,6 +109,118 @@ impl ::mrtr::__private::Machine for __mrtr_machine_order {
                 let mut __mrtr_witness_0_0 = ::core::option::Option::None;
                 #[allow(unused_mut, unused_assignments)]
                 let mut __mrtr_witness_0_1 = ::core::option::Option::None;
+                {
+                    trait NeverImplemented {}
+                    #[diagnostic::on_unimplemented(
+                        message = "`lines` cannot live across an `ask!`: its type `{Self}` is not `Send`",
+                        label = "this value lives across an `ask!`",
+                        note = "a tool's rounds may run on any thread, so a value that lives across an `ask!` must be `Send`: use `Arc` instead of `Rc` and `std::sync::Mutex` instead of `RefCell`, or create the value again after the ask"
+                    )]
+                    trait SendAcrossAsk<M> {}
+                    impl<T: ::core::marker::Send> SendAcrossAsk<()> for T {}
+                    impl<T: ::core::marker::Send + NeverImplemented> SendAcrossAsk<u8>
+                    for T {}
+                    fn send_across_ask<M, T: SendAcrossAsk<M>>() -> ::core::option::Option<
+                        T,
+                    > {
+                        ::core::option::Option::None
+                    }
+                    #[diagnostic::on_unimplemented(
+                        message = "`{Self}` cannot be kept in requestState across an `ask!`",
+                        label = "this value is used after an `ask!`, so it is kept in requestState",
+                        note = "kept values must implement Serialize and DeserializeOwned (derive them, forms and choices included) and cannot be references (except a `&'static str` that is one of the tool's string literals); or create the value again after the ask, or reach it through the context (`cx.state()`)"
+                    )]
+                    trait KeptAcrossAsk<M>: __mrtr_private::Kept {}
+                    impl<T: __mrtr_private::Kept> KeptAcrossAsk<()> for T {}
+                    impl<T: __mrtr_private::Kept + NeverImplemented> KeptAcrossAsk<u8>
+                    for T {}
+                    fn kept_across_ask<M, T: KeptAcrossAsk<M>>() -> ::core::option::Option<
+                        T,
+                    > {
+                        ::core::option::Option::None
+                    }
+                    #[allow(unreachable_code, unused_assignments)]
+                    if false {
+                        __mrtr_slot_lines = send_across_ask();
+                        __mrtr_slot_lines = kept_across_ask();
+                    }
+                }
+                {
+                    trait NeverImplemented {}
+                    #[diagnostic::on_unimplemented(
+                        message = "`__mrtr_iter_1` cannot live across an `ask!`: its type `{Self}` is not `Send`",
+                        label = "this value lives across an `ask!`",
+                        note = "a tool's rounds may run on any thread, so a value that lives across an `ask!` must be `Send`: use `Arc` instead of `Rc` and `std::sync::Mutex` instead of `RefCell`, or create the value again after the ask"
+                    )]
+                    trait SendAcrossAsk<M> {}
+                    impl<T: ::core::marker::Send> SendAcrossAsk<()> for T {}
+                    impl<T: ::core::marker::Send + NeverImplemented> SendAcrossAsk<u8>
+                    for T {}
+                    fn send_across_ask<M, T: SendAcrossAsk<M>>() -> ::core::option::Option<
+                        T,
+                    > {
+                        ::core::option::Option::None
+                    }
+                    #[diagnostic::on_unimplemented(
+                        message = "`{Self}` cannot be kept in requestState across an `ask!`",
+                        label = "this value is used after an `ask!`, so it is kept in requestState",
+                        note = "kept values must implement Serialize and DeserializeOwned (derive them, forms and choices included) and cannot be references (except a `&'static str` that is one of the tool's string literals); or create the value again after the ask, or reach it through the context (`cx.state()`)"
+                    )]
+                    trait KeptAcrossAsk<M>: __mrtr_private::Kept {}
+                    impl<T: __mrtr_private::Kept> KeptAcrossAsk<()> for T {}
+                    impl<T: __mrtr_private::Kept + NeverImplemented> KeptAcrossAsk<u8>
+                    for T {}
+                    fn kept_across_ask<M, T: KeptAcrossAsk<M>>() -> ::core::option::Option<
+                        T,
+                    > {
+                        ::core::option::Option::None
+                    }
+                    #[allow(unreachable_code, unused_assignments)]
+                    if false {
+                        __mrtr_slot_iter_1 = send_across_ask();
+                        __mrtr_slot_iter_1 = kept_across_ask();
+                    }
+                }
+                {
+                    trait NeverImplemented {}
+                    #[diagnostic::on_unimplemented(
+                        message = "`item` cannot live across an `ask!`: its type `{Self}` is not `Send`",
+                        label = "this value lives across an `ask!`",
+                        note = "a tool's rounds may run on any thread, so a value that lives across an `ask!` must be `Send`: use `Arc` instead of `Rc` and `std::sync::Mutex` instead of `RefCell`, or create the value again after the ask"
+                    )]
+                    trait SendAcrossAsk<M> {}
+                    impl<T: ::core::marker::Send> SendAcrossAsk<()> for T {}
+                    impl<T: ::core::marker::Send + NeverImplemented> SendAcrossAsk<u8>
+                    for T {}
+                    fn send_across_ask<M, T: SendAcrossAsk<M>>() -> ::core::option::Option<
+                        T,
+                    > {
+                        ::core::option::Option::None
+                    }
+                    #[diagnostic::on_unimplemented(
+                        message = "`{Self}` cannot be kept in requestState across an `ask!`",
+                        label = "this value is used after an `ask!`, so it is kept in requestState",
+                        note = "kept values must implement Serialize and DeserializeOwned (derive them, forms and choices included) and cannot be references (except a `&'static str` that is one of the tool's string literals); or create the value again after the ask, or reach it through the context (`cx.state()`)"
+                    )]
+                    trait KeptAcrossAsk<M>: __mrtr_private::Kept {}
+                    impl<T: __mrtr_private::Kept> KeptAcrossAsk<()> for T {}
+                    impl<T: __mrtr_private::Kept + NeverImplemented> KeptAcrossAsk<u8>
+                    for T {}
+                    fn kept_across_ask<M, T: KeptAcrossAsk<M>>() -> ::core::option::Option<
+                        T,
+                    > {
+                        ::core::option::Option::None
+                    }
+                    #[allow(unreachable_code, unused_assignments)]
+                    if false {
+                        __mrtr_slot_item = send_across_ask();
+                        __mrtr_slot_item = kept_across_ask();
+                    }
+                }
+                #[allow(unused_mut, unused_assignments)]
+                let mut __mrtr_suspended: ::core::option::Option<
+                    __mrtr_private::Suspension,
+                > = ::core::option::Option::None;
                 #[allow(unused_mut)]
                 let mut __mrtr_pc: u32 = __mrtr_pc_in;
                 match __mrtr_pc {
@@ -205,42 +320,40 @@ impl ::mrtr::__private::Machine for __mrtr_machine_order {
                                             __mrtr_private::keep(& mut __mrtr_frame_out, "item", &
                                             __mrtr_slot_item)
                                         );
-                                        let __mrtr_suspension = __mrtr_private::Suspension::new(
-                                                4u32,
-                                                __mrtr_frame_out.into_value(),
-                                            )
-                                            .keeping(
-                                                __mrtr_private::kept_types_once(
-                                                    {
-                                                        static __MRTR_KEPT_TYPES: ::std::sync::OnceLock<u32> = ::std::sync::OnceLock::new();
-                                                        &__MRTR_KEPT_TYPES
-                                                    },
-                                                    &[
-                                                        (
-                                                            "__mrtr_iter_1",
-                                                            __mrtr_private::type_of(&__mrtr_slot_iter_1),
-                                                        ),
-                                                        (
-                                                            "ask extra",
-                                                            __mrtr_private::answer_type_of(&__mrtr_witness_0_1),
-                                                        ),
-                                                        (
-                                                            "ask size",
-                                                            __mrtr_private::answer_type_of(&__mrtr_witness_0_0),
-                                                        ),
-                                                        ("item", __mrtr_private::type_of(&__mrtr_slot_item)),
-                                                        ("lines", __mrtr_private::type_of(&__mrtr_slot_lines)),
-                                                    ],
-                                                ),
-                                            )
-                                            .ask("size", __mrtr_question_0)
-                                            .ask("extra", __mrtr_question_1);
-                                        match __mrtr_private::suspend(
-                                                &__mrtr_channel,
-                                                __mrtr_suspension,
-                                            )
-                                            .await
-                                        {}
+                                        __mrtr_suspended = ::core::option::Option::Some(
+                                            __mrtr_private::Suspension::new(
+                                                    4u32,
+                                                    __mrtr_frame_out.into_value(),
+                                                )
+                                                .keeping(
+                                                    __mrtr_private::kept_types_once(
+                                                        {
+                                                            static __MRTR_KEPT_TYPES: ::std::sync::OnceLock<u32> = ::std::sync::OnceLock::new();
+                                                            &__MRTR_KEPT_TYPES
+                                                        },
+                                                        &[
+                                                            (
+                                                                "__mrtr_iter_1",
+                                                                __mrtr_private::type_of(&__mrtr_slot_iter_1),
+                                                            ),
+                                                            (
+                                                                "ask extra",
+                                                                __mrtr_private::answer_type_of(&__mrtr_witness_0_1),
+                                                            ),
+                                                            (
+                                                                "ask size",
+                                                                __mrtr_private::answer_type_of(&__mrtr_witness_0_0),
+                                                            ),
+                                                            ("item", __mrtr_private::type_of(&__mrtr_slot_item)),
+                                                            ("lines", __mrtr_private::type_of(&__mrtr_slot_lines)),
+                                                        ],
+                                                    ),
+                                                )
+                                                .ask("size", __mrtr_question_0)
+                                                .ask("extra", __mrtr_question_1),
+                                        );
+                                        __mrtr_pc = 4294967295u32;
+                                        continue '__mrtr_machine;
                                     }
                                     ::core::option::Option::None => {
                                         let _ = ();
@@ -301,6 +414,26 @@ impl ::mrtr::__private::Machine for __mrtr_machine_order {
                             #[allow(unreachable_code, clippy::diverging_sub_expression)]
                             return Ok(lines.join("\n"));
                         }
+                        4294967295u32 => {
+                            match __mrtr_suspended.take() {
+                                ::core::option::Option::Some(__mrtr_suspension) => {
+                                    match __mrtr_private::suspend(
+                                            &__mrtr_channel,
+                                            __mrtr_suspension,
+                                        )
+                                        .await
+                                    {}
+                                }
+                                ::core::option::Option::None => {
+                                    let __mrtr_error = __mrtr_private::StepError::Internal(
+                                        ::std::string::String::from("no suspension to wait at"),
+                                    );
+                                    match __mrtr_private::fail(&__mrtr_channel, __mrtr_error)
+                                        .await
+                                    {}
+                                }
+                            }
+                        }
                         _ => {
                             let __mrtr_error = __mrtr_private::StepError::Internal(
                                 ::std::format!("no block {}", __mrtr_pc),
@@ -320,7 +453,7 @@ impl ::mrtr::__private::Machine for __mrtr_machine_order {
     }
 }
 #[automatically_derived]
-impl ::mrtr::__private::Tool for __mrtr_machine_order {
+impl ::mrtr::__private::Tool for __mrtr_order::order {
     fn descriptor(&self) -> ::mrtr::__private::ToolDescriptor {
         let mut __mrtr_descriptor = ::mrtr::__private::ToolDescriptor::new(
                 "order",
@@ -332,7 +465,7 @@ impl ::mrtr::__private::Tool for __mrtr_machine_order {
     }
 }
 #[automatically_derived]
-impl ::mrtr::__private::Generated for __mrtr_machine_order {
+impl ::mrtr::__private::Generated for __mrtr_order::order {
     type Descriptor = ::mrtr::__private::ToolDescriptor;
     fn describe(&self) -> Self::Descriptor {
         <Self as ::mrtr::__private::Tool>::descriptor(self)

@@ -1,12 +1,15 @@
 #[doc(hidden)]
-#[allow(non_camel_case_types)]
-#[derive(
-    ::core::clone::Clone,
-    ::core::marker::Copy,
-    ::core::fmt::Debug,
-    ::core::default::Default
-)]
-struct __mrtr_machine_get_weather;
+#[allow(non_snake_case, missing_docs)]
+mod __mrtr_get_weather {
+    #[allow(non_camel_case_types)]
+    #[derive(
+        ::core::clone::Clone,
+        ::core::marker::Copy,
+        ::core::fmt::Debug,
+        ::core::default::Default
+    )]
+    pub struct get_weather;
+}
 /// Current weather for a location.
 /**
 
@@ -23,11 +26,11 @@ flowchart TD
 <script type="module">import mermaid from "https://cdn.jsdelivr.net/npm/mermaid@11/dist/mermaid.esm.min.mjs"; mermaid.initialize({ startOnLoad: true });</script>
 */
 #[allow(dead_code)]
-fn get_weather() -> __mrtr_machine_get_weather {
-    __mrtr_machine_get_weather
+fn get_weather() -> __mrtr_get_weather::get_weather {
+    __mrtr_get_weather::get_weather
 }
 #[automatically_derived]
-impl ::mrtr::__private::Machine for __mrtr_machine_get_weather {
+impl ::mrtr::__private::Machine for __mrtr_get_weather::get_weather {
     fn fingerprint(&self) -> ::mrtr::__private::Fingerprint {
         static FINGERPRINT: ::std::sync::OnceLock<::mrtr::__private::Fingerprint> = ::std::sync::OnceLock::new();
         ::mrtr::__private::versioned_fingerprint(
@@ -101,6 +104,46 @@ impl ::mrtr::__private::Machine for __mrtr_machine_get_weather {
                 let mut __mrtr_slot_forecast = ::core::option::Option::None;
                 #[allow(unused_mut, unused_assignments)]
                 let mut __mrtr_witness_0_0 = ::core::option::Option::None;
+                {
+                    trait NeverImplemented {}
+                    #[diagnostic::on_unimplemented(
+                        message = "`forecast` cannot live across an `ask!`: its type `{Self}` is not `Send`",
+                        label = "this value lives across an `ask!`",
+                        note = "a tool's rounds may run on any thread, so a value that lives across an `ask!` must be `Send`: use `Arc` instead of `Rc` and `std::sync::Mutex` instead of `RefCell`, or create the value again after the ask"
+                    )]
+                    trait SendAcrossAsk<M> {}
+                    impl<T: ::core::marker::Send> SendAcrossAsk<()> for T {}
+                    impl<T: ::core::marker::Send + NeverImplemented> SendAcrossAsk<u8>
+                    for T {}
+                    fn send_across_ask<M, T: SendAcrossAsk<M>>() -> ::core::option::Option<
+                        T,
+                    > {
+                        ::core::option::Option::None
+                    }
+                    #[diagnostic::on_unimplemented(
+                        message = "`{Self}` cannot be kept in requestState across an `ask!`",
+                        label = "this value is used after an `ask!`, so it is kept in requestState",
+                        note = "kept values must implement Serialize and DeserializeOwned (derive them, forms and choices included) and cannot be references (except a `&'static str` that is one of the tool's string literals); or create the value again after the ask, or reach it through the context (`cx.state()`)"
+                    )]
+                    trait KeptAcrossAsk<M>: __mrtr_private::Kept {}
+                    impl<T: __mrtr_private::Kept> KeptAcrossAsk<()> for T {}
+                    impl<T: __mrtr_private::Kept + NeverImplemented> KeptAcrossAsk<u8>
+                    for T {}
+                    fn kept_across_ask<M, T: KeptAcrossAsk<M>>() -> ::core::option::Option<
+                        T,
+                    > {
+                        ::core::option::Option::None
+                    }
+                    #[allow(unreachable_code, unused_assignments)]
+                    if false {
+                        __mrtr_slot_forecast = send_across_ask();
+                        __mrtr_slot_forecast = kept_across_ask();
+                    }
+                }
+                #[allow(unused_mut, unused_assignments)]
+                let mut __mrtr_suspended: ::core::option::Option<
+                    __mrtr_private::Suspension,
+                > = ::core::option::Option::None;
                 #[allow(unused_mut)]
                 let mut __mrtr_pc: u32 = __mrtr_pc_in;
                 match __mrtr_pc {
@@ -155,32 +198,30 @@ impl ::mrtr::__private::Machine for __mrtr_machine_get_weather {
                                     __mrtr_private::keep(& mut __mrtr_frame_out, "forecast", &
                                     __mrtr_slot_forecast)
                                 );
-                                let __mrtr_suspension = __mrtr_private::Suspension::new(
-                                        1u32,
-                                        __mrtr_frame_out.into_value(),
-                                    )
-                                    .keeping(
-                                        __mrtr_private::kept_types_once(
-                                            {
-                                                static __MRTR_KEPT_TYPES: ::std::sync::OnceLock<u32> = ::std::sync::OnceLock::new();
-                                                &__MRTR_KEPT_TYPES
-                                            },
-                                            &[
-                                                (
-                                                    "ask github_login",
-                                                    __mrtr_private::answer_type_of(&__mrtr_witness_0_0),
-                                                ),
-                                                ("forecast", __mrtr_private::type_of(&__mrtr_slot_forecast)),
-                                            ],
-                                        ),
-                                    )
-                                    .ask("github_login", __mrtr_question_0);
-                                match __mrtr_private::suspend(
-                                        &__mrtr_channel,
-                                        __mrtr_suspension,
-                                    )
-                                    .await
-                                {}
+                                __mrtr_suspended = ::core::option::Option::Some(
+                                    __mrtr_private::Suspension::new(
+                                            1u32,
+                                            __mrtr_frame_out.into_value(),
+                                        )
+                                        .keeping(
+                                            __mrtr_private::kept_types_once(
+                                                {
+                                                    static __MRTR_KEPT_TYPES: ::std::sync::OnceLock<u32> = ::std::sync::OnceLock::new();
+                                                    &__MRTR_KEPT_TYPES
+                                                },
+                                                &[
+                                                    (
+                                                        "ask github_login",
+                                                        __mrtr_private::answer_type_of(&__mrtr_witness_0_0),
+                                                    ),
+                                                    ("forecast", __mrtr_private::type_of(&__mrtr_slot_forecast)),
+                                                ],
+                                            ),
+                                        )
+                                        .ask("github_login", __mrtr_question_0),
+                                );
+                                __mrtr_pc = 4294967295u32;
+                                continue '__mrtr_machine;
                             }
                         }
                         1u32 => {
@@ -208,6 +249,26 @@ impl ::mrtr::__private::Machine for __mrtr_machine_get_weather {
                                 ),
                             );
                         }
+                        4294967295u32 => {
+                            match __mrtr_suspended.take() {
+                                ::core::option::Option::Some(__mrtr_suspension) => {
+                                    match __mrtr_private::suspend(
+                                            &__mrtr_channel,
+                                            __mrtr_suspension,
+                                        )
+                                        .await
+                                    {}
+                                }
+                                ::core::option::Option::None => {
+                                    let __mrtr_error = __mrtr_private::StepError::Internal(
+                                        ::std::string::String::from("no suspension to wait at"),
+                                    );
+                                    match __mrtr_private::fail(&__mrtr_channel, __mrtr_error)
+                                        .await
+                                    {}
+                                }
+                            }
+                        }
                         _ => {
                             let __mrtr_error = __mrtr_private::StepError::Internal(
                                 ::std::format!("no block {}", __mrtr_pc),
@@ -227,7 +288,7 @@ impl ::mrtr::__private::Machine for __mrtr_machine_get_weather {
     }
 }
 #[automatically_derived]
-impl ::mrtr::__private::Tool for __mrtr_machine_get_weather {
+impl ::mrtr::__private::Tool for __mrtr_get_weather::get_weather {
     fn descriptor(&self) -> ::mrtr::__private::ToolDescriptor {
         let mut __mrtr_descriptor = ::mrtr::__private::ToolDescriptor::new(
                 "get_weather",
@@ -242,7 +303,7 @@ impl ::mrtr::__private::Tool for __mrtr_machine_get_weather {
     }
 }
 #[automatically_derived]
-impl ::mrtr::__private::Generated for __mrtr_machine_get_weather {
+impl ::mrtr::__private::Generated for __mrtr_get_weather::get_weather {
     type Descriptor = ::mrtr::__private::ToolDescriptor;
     fn describe(&self) -> Self::Descriptor {
         <Self as ::mrtr::__private::Tool>::descriptor(self)

@@ -8,10 +8,10 @@ use super::{Inner, Server, ServerInfo};
 use crate::completion::Complete;
 use crate::context::{AppState, Authorize};
 use crate::engine::Environment;
-use crate::known_forms::KnownForms;
 use crate::machine::{CacheHint, CacheScope, Machine, Prompt, Resource, Tool};
 use crate::param_headers::{check_param_headers, declares_param_headers};
 use crate::single_use::{MemoryStore, ReplayStore};
+use crate::state::known_forms::KnownForms;
 use crate::token::{KeyError, KeyRing, Mode, StateCodec};
 use crate::uri_template::UriTemplate;
 

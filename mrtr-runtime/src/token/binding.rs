@@ -10,6 +10,7 @@
 //! altered or sealed with another key); a hint matches by chance one time in 256, and then the
 //! log says the tag did not verify.
 
+use crate::bytes::fnv1a;
 use hmac::Mac;
 use serde_json::Value;
 
@@ -149,14 +150,4 @@ impl Hints {
             .zip(self.0.iter().zip(expected.0))
             .find_map(|(rejection, (hint, expected))| (*hint != expected).then_some(rejection))
     }
-}
-
-/// FNV-1a over the concatenated parts: a cheap, unkeyed hash (the pad keys the hint).
-fn fnv1a(parts: &[&[u8]]) -> u32 {
-    parts
-        .iter()
-        .flat_map(|part| part.iter())
-        .fold(0x811c_9dc5, |hash, byte| {
-            (hash ^ u32::from(*byte)).wrapping_mul(0x0100_0193)
-        })
 }

@@ -2,6 +2,7 @@
 //! that minted it (the fingerprint) and the request it was minted for are bound through the tag,
 //! not stored.
 
+use crate::bytes::{put_varint, take_varint};
 use std::fmt;
 
 use sha2::{Digest, Sha256};
@@ -231,52 +232,9 @@ pub(crate) fn decode_claims(
     ))
 }
 
-/// Appends `value` as an unsigned LEB128 varint.
-pub(crate) fn put_varint(out: &mut Vec<u8>, mut value: u64) {
-    while value >= 0x80 {
-        out.push((value as u8) | 0x80);
-        value >>= 7;
-    }
-    out.push(value as u8);
-}
-
-/// Reads an unsigned LEB128 varint in its shortest form (so each value has one encoding).
-pub(crate) fn take_varint(input: &mut &[u8]) -> Option<u64> {
-    let mut value = 0u64;
-    for (index, &byte) in input.iter().enumerate().take(10) {
-        let shift = 7 * index as u32;
-        let bits = u64::from(byte & 0x7f);
-        if shift == 63 && bits > 1 {
-            return None;
-        }
-        value |= bits << shift;
-        if byte & 0x80 == 0 {
-            if index > 0 && byte == 0 {
-                return None;
-            }
-            *input = &input[index + 1..];
-            return Some(value);
-        }
-    }
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn varints_round_trip_and_only_in_shortest_form() {
-        for value in [0, 1, 127, 128, 300, u64::from(u32::MAX), u64::MAX] {
-            let mut out = Vec::new();
-            put_varint(&mut out, value);
-            let mut input = out.as_slice();
-            assert_eq!(take_varint(&mut input), Some(value));
-            assert!(input.is_empty());
-        }
-        assert_eq!(take_varint(&mut &[0x80, 0x00][..]), None);
-        assert_eq!(take_varint(&mut &[0xff; 11][..]), None);
-    }
 
     #[test]
     fn claims_round_trip_with_a_deadline_before_issue() {

@@ -5,7 +5,7 @@
 use super::claims::{self, Claims, Fingerprint};
 use super::error::Rejection;
 use super::wire::{self, Envelope};
-use super::{Binding, Mode, Opened, StateCodec};
+use super::{Binding, Mode, StateCodec};
 
 /// What every token shows without a key.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -35,11 +35,9 @@ impl TokenHeader {
         })
     }
 
-    /// Reads the claims and payload of an HMAC-mode token, which are signed but not encrypted,
-    /// **without authenticating them** (a compressed payload inflates up to the default 1 MiB
-    /// cap). `Ok(None)` for an AEAD token: reading it takes its key
-    /// ([`StateCodec::inspect`]).
-    pub fn read_signed_body(token: &str) -> Result<Option<Opened<serde_json::Value>>, Rejection> {
+    /// The claims and payload bytes of an HMAC-mode token, unauthenticated; `None` for an
+    /// AEAD token. Rendered by `TokenHeader::read_signed_body` (state/inspect.rs).
+    pub(crate) fn read_signed_raw(token: &str) -> Result<Option<RawBody>, Rejection> {
         let envelope = decode_either_mode(token)?;
         let flags = envelope.flags();
         let Some((body, id)) = envelope.readable_body() else {
@@ -56,25 +54,32 @@ fn decode_either_mode(token: &str) -> Result<Envelope, Rejection> {
     }
 }
 
-/// The claims and the payload (as JSON) of a body read or opened already. The claims'
+/// What an opened or merely read token holds, its payload as bytes: the codec does not know
+/// the state's layout (the state wing renders it).
+pub(crate) struct RawBody {
+    pub(crate) claims: Claims,
+    pub(crate) payload: Vec<u8>,
+    /// The payload is the engine's binary state, not JSON.
+    pub(crate) binary: bool,
+}
+
+/// The claims and the (inflated) payload of a body read or opened already. The claims'
 /// fingerprint reads as zeros: it is bound through the tag, never stored.
 pub(super) fn read_body(
     flags: u8,
     body: &[u8],
     id: [u8; 16],
     max_payload_len: usize,
-) -> Result<Opened<serde_json::Value>, Rejection> {
+) -> Result<RawBody, Rejection> {
     let unknown = Fingerprint::from_bytes([0; 16]);
     let (claims, payload): (Claims, &[u8]) = claims::decode_claims(body, id, unknown)
         .ok_or(Rejection::Malformed("claims do not decode"))?;
     let payload = super::compression::inflate(flags, payload, max_payload_len)?;
-    let payload = if flags & wire::FLAG_BINARY != 0 {
-        crate::saved::view(&payload)
-            .ok_or_else(|| Rejection::BadPayload("the state does not decode".into()))?
-    } else {
-        serde_json::from_slice(&payload).map_err(|e| Rejection::bad_payload(&e))?
-    };
-    Ok(Opened { claims, payload })
+    Ok(RawBody {
+        claims,
+        payload,
+        binary: flags & wire::FLAG_BINARY != 0,
+    })
 }
 
 impl StateCodec {

@@ -41,7 +41,7 @@ mod claims;
 mod clock;
 mod compression;
 mod error;
-mod inspect;
+pub(crate) mod inspect;
 mod keys;
 mod wire;
 
@@ -55,7 +55,6 @@ use serde::de::DeserializeOwned;
 pub use binding::Binding;
 pub use canonical::{ArgumentsDigest, canonical_json};
 pub use claims::{Claims, Fingerprint, Flow, FlowId, TokenId};
-pub(crate) use claims::{put_varint, take_varint};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::{InvalidState, KeyError, Rejection, SealError};
 pub use inspect::TokenHeader;
@@ -292,20 +291,13 @@ impl StateCodec {
         Ok(Opened { claims, payload })
     }
 
-    /// Reads what `token` holds **without** authenticating it or checking time, bindings or
-    /// fingerprint (the tag covers the bindings, which a reader may not know): for tests and
-    /// debugging (the testing harness shows kept values with it), never for resuming a flow.
-    /// The size cap, strict decoding and the key lookup still apply. An engine state is shown
-    /// as JSON: `{"p": pc, "s": steps, "f": {slot: value}, "q": {key: {"r": request, "a":
-    /// answer, "n": re-asks}}}`. The claims' fingerprint reads as zeros.
-    pub fn inspect(&self, token: &str) -> Result<Opened<serde_json::Value>, InvalidState> {
-        let read = || -> Result<Opened<serde_json::Value>, Rejection> {
-            let (envelope, keys) = self.envelope(token)?;
-            let flags = envelope.flags();
-            let (body, id) = envelope.read_unauthenticated(&keys);
-            inspect::read_body(flags, &body, id, self.inner.max_payload_len)
-        };
-        read().map_err(InvalidState::new)
+    /// What `token` holds, unauthenticated, its payload as bytes: the base of
+    /// `StateCodec::inspect` (state/inspect.rs), which renders the payload.
+    pub(crate) fn inspect_raw(&self, token: &str) -> Result<inspect::RawBody, Rejection> {
+        let (envelope, keys) = self.envelope(token)?;
+        let flags = envelope.flags();
+        let (body, id) = envelope.read_unauthenticated(&keys);
+        inspect::read_body(flags, &body, id, self.inner.max_payload_len)
     }
 
     /// The first checks of every read: size cap, strict decoding, key lookup.

@@ -13,7 +13,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::saved::{Reader, put_bytes};
+use crate::bytes::{Reader, put_bytes};
 
 /// The kept values of a suspension. Build one with [`Frame::new`] (slots, written by the
 /// generated code) or [`Frame::json`] (a hand-written machine's own JSON value).
@@ -95,7 +95,7 @@ impl Frame {
         match &self.repr {
             Repr::Slots(slots) => {
                 out.push(0);
-                crate::token::put_varint(out, slots.len() as u64);
+                crate::bytes::put_varint(out, slots.len() as u64);
                 for (name, value) in slots {
                     put_bytes(out, name.as_bytes());
                     put_bytes(out, value);
@@ -186,7 +186,7 @@ mod tests {
     use std::cmp::Ordering;
 
     use super::*;
-    use crate::saved::Reader;
+    use crate::bytes::Reader;
 
     /// A name that counts the comparisons made with it, and panics past a budget so that a
     /// check which compares every pair fails at once instead of running for minutes.
@@ -246,7 +246,7 @@ mod tests {
     /// The kept-values layout of `names`, each slot holding an empty value.
     fn slots(names: impl ExactSizeIterator<Item = String>) -> Vec<u8> {
         let mut out = vec![0];
-        crate::token::put_varint(&mut out, names.len() as u64);
+        crate::bytes::put_varint(&mut out, names.len() as u64);
         for name in names {
             put_bytes(&mut out, name.as_bytes());
             put_bytes(&mut out, &[]);

@@ -29,10 +29,10 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value};
 
-use crate::frame::Frame;
+use crate::bytes::{Reader, put_bytes, put_varint};
 use crate::input::{ELICITATION_CREATE, InputRequest};
-use crate::known_forms::KnownForms;
-use crate::token::{put_varint, take_varint};
+use crate::state::frame::Frame;
+use crate::state::known_forms::KnownForms;
 
 /// The state of a flow between two rounds.
 #[derive(Debug)]
@@ -436,53 +436,6 @@ fn schema_from_cbor(cbor: &[u8]) -> Option<Value> {
         cache.push((schema.clone(), cbor.into()));
     }
     Some(schema)
-}
-
-/// Appends `bytes` with its length.
-pub(crate) fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
-    put_varint(out, bytes.len() as u64);
-    out.extend_from_slice(bytes);
-}
-
-/// Reads the pieces of the layout off a verified state.
-pub(crate) struct Reader<'a>(pub(crate) &'a [u8]);
-
-impl<'a> Reader<'a> {
-    pub(crate) fn byte(&mut self) -> Option<u8> {
-        let (&byte, rest) = self.0.split_first()?;
-        self.0 = rest;
-        Some(byte)
-    }
-
-    pub(crate) fn u32(&mut self) -> Option<u32> {
-        let (bytes, rest) = self.0.split_first_chunk::<4>()?;
-        self.0 = rest;
-        Some(u32::from_be_bytes(*bytes))
-    }
-
-    pub(crate) fn u64(&mut self) -> Option<u64> {
-        let (bytes, rest) = self.0.split_first_chunk::<8>()?;
-        self.0 = rest;
-        Some(u64::from_be_bytes(*bytes))
-    }
-
-    pub(crate) fn varint(&mut self) -> Option<u64> {
-        take_varint(&mut self.0)
-    }
-
-    pub(crate) fn bytes(&mut self) -> Option<&'a [u8]> {
-        let len = usize::try_from(self.varint()?).ok()?;
-        if len > self.0.len() {
-            return None;
-        }
-        let (bytes, rest) = self.0.split_at(len);
-        self.0 = rest;
-        Some(bytes)
-    }
-
-    pub(crate) fn str(&mut self) -> Option<&'a str> {
-        std::str::from_utf8(self.bytes()?).ok()
-    }
 }
 
 #[cfg(test)]
