@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Tasks (SEP-2663) across three instances of examples/conformance_server.rs that share one
-# Redis task store (MRTR_TASK_STORE) and one state key (MRTR_STATE_KEYS), behind nginx (round
+# Redis task store (MRTR_TASK_STORE) and one state key (MRTR_STATE_KEYS), with a per-client
+# task cap above the run's count (MRTR_TASKS_PER_PRINCIPAL), behind nginx (round
 # robin, loopback only). The client is scripts/tasks_multi_instance.py (standard library only).
 #   Scenario: the `durable_job` fixture's MRTR round on instance A, its hand-off on B, the
 #     task's tasks/update on C; the instance that runs the step is killed (SIGKILL) in the
@@ -49,6 +50,9 @@ fi
 # One key for every instance: each opens the task records (and states) the others sealed.
 MRTR_STATE_KEYS="k1:$(head -c 32 /dev/urandom | base64 | tr -d '\n')"
 export MRTR_STATE_KEYS
+# Every task of the run is anonymous and stays live (readable) until its TTL: let one client
+# hold all of them.
+export MRTR_TASKS_PER_PRINCIPAL="${MRTR_TASKS_PER_PRINCIPAL:-$((tasks + 10))}"
 
 base=$((20000 + RANDOM % 20000))
 ports=("$base" "$((base + 1))" "$((base + 2))")
