@@ -2,10 +2,10 @@
 # Runs the official MCP conformance suite against examples/conformance_server.rs: the 14
 # input-required-result-* scenarios, server-stateless and every other scenario of the
 # 2026-07-28 requirements this server can serve (stateless), the content and listing
-# scenarios again for 2025-11-25 (over sessions), and the
-# 2025-11-25 scenarios that ask the client (over a session opened by initialize) on the same
-# endpoint. Fails on any FAILURE, any WARNING, a scenario skipped as not applicable, or a
-# SKIPPED check other than the listed ones.
+# scenarios again for 2025-11-25 (over sessions), the 2025-11-25 scenarios that ask the
+# client (over a session opened by initialize) on the same endpoint, and the 10 tasks-*
+# scenarios (SEP-2663). Fails on any FAILURE, any WARNING, a scenario skipped as not
+# applicable, or a SKIPPED check other than the listed ones.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
@@ -79,6 +79,19 @@ scenarios=(
   tools-call-sampling@2025-11-25
   elicitation-sep1034-defaults@2025-11-25
   elicitation-sep1330-enums@2025-11-25
+  # Tasks (SEP-2663, the io.modelcontextprotocol/tasks extension), against the suite's task
+  # fixtures: greet, slow_compute, failing_job, protocol_error_job, confirm_delete,
+  # multi_input, test_tool_with_task.
+  tasks-lifecycle
+  tasks-capability-negotiation
+  tasks-wire-fields
+  tasks-request-state-removal
+  tasks-mrtr-input
+  tasks-request-headers
+  tasks-dispatch-and-envelope
+  tasks-status-notifications
+  tasks-required-task-error
+  tasks-mrtr-composition
 )
 # The server advertises no listChanged/subscribe capability, so the subscriptions/listen
 # checks of server-stateless do not apply to it.
@@ -88,6 +101,9 @@ allowed_skips=(
   sep-2575-server-honors-notification-filter
   sep-2575-server-sends-prompts-list-changed-on-subscription
   sep-2575-server-sends-tools-list-changed-on-subscription
+  # The pinned suite skips its only check of this scenario itself ("pending
+  # subscriptions/listen rewrite"): status notifications are optional (MAY).
+  tasks-status-notifications
 )
 
 cd "$here"

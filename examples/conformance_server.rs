@@ -10,7 +10,8 @@
 use mrtr::rmcp::McpServer;
 use mrtr::{
     Answer, CallToolResult, Choice, Completion, CompletionRequest, Context, Form, PromptMessage,
-    Reply, ResourceOutput, SamplingRequest, Server, ToolError, content, elicit, roots, sample,
+    Reply, ResourceOutput, SamplingRequest, Server, ToolError, content, elicit, handoff, roots,
+    sample,
 };
 use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use serde_json::{Map, Value, json};
@@ -347,8 +348,35 @@ async fn test_input_required_result_prompt() -> Result<Vec<PromptMessage>, ToolE
     ))])
 }
 
-fn server() -> Result<Server, mrtr::BuildError> {
+/// Where tasks live: the Redis at `MRTR_TASK_STORE` (a `redis://` URL; needs the `redis`
+/// feature), else this process's memory. Instances that share the store and `MRTR_STATE_KEYS`
+/// serve each other's tasks.
+async fn task_options() -> Result<mrtr::TaskOptions, Box<dyn std::error::Error>> {
+    let options = mrtr::TaskOptions::new();
+    let Some(url) = std::env::var("MRTR_TASK_STORE")
+        .ok()
+        .filter(|url| !url.is_empty())
+    else {
+        return Ok(options);
+    };
+    #[cfg(feature = "redis")]
+    {
+        let store = mrtr::task::RedisTaskStore::connect(&url, "mrtr-conformance-tasks:").await?;
+        Ok(options.store(store))
+    }
+    #[cfg(not(feature = "redis"))]
+    {
+        Err(format!(
+            "MRTR_TASK_STORE={url} needs the redis feature: cargo run --features rmcp,redis \
+             --example conformance_server"
+        )
+        .into())
+    }
+}
+
+fn server(tasks: mrtr::TaskOptions) -> Result<Server, mrtr::BuildError> {
     Server::builder("mrtr-conformance", env!("CARGO_PKG_VERSION"))
+        .tasks(tasks)
         .tool(test_input_required_result_elicitation)
         .tool(test_input_required_result_sampling)
         .tool(test_input_required_result_list_roots)
@@ -372,6 +400,13 @@ fn server() -> Result<Server, mrtr::BuildError> {
         .tool(test_multiple_content_types)
         .tool(test_error_handling)
         .tool(test_mirrored_header)
+        .tool(greet)
+        .tool(slow_compute)
+        .tool(failing_job)
+        .tool(protocol_error_job)
+        .tool(confirm_delete)
+        .tool(multi_input)
+        .tool(test_tool_with_task)
         .prompt(test_simple_prompt)
         .prompt(test_prompt_with_arguments)
         .prompt(test_prompt_with_embedded_resource)
@@ -481,6 +516,108 @@ async fn test_mirrored_header(args: RegionArgs) -> Result<String, ToolError> {
     Ok(format!("region {}", args.region))
 }
 
+// The fixtures of the `tasks-*` scenarios (SEP-2663): ordinary mrtr tools. A task-capable tool
+// without `ask!(handoff())` runs its whole body as the task.
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct GreetArgs {
+    /// Who to greet.
+    name: String,
+}
+
+/// Greets synchronously (never a task).
+#[mrtr::tool]
+async fn greet(args: GreetArgs) -> Result<String, ToolError> {
+    Ok(format!("Hello, {}!", args.name))
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct ComputeArgs {
+    /// How long the computation takes.
+    #[serde(default)]
+    seconds: u64,
+    /// A label echoed in the result.
+    #[serde(default)]
+    label: String,
+}
+
+/// Sleeps `seconds`, then answers: a task for clients that declared the extension.
+#[mrtr::tool(task = "optional")]
+async fn slow_compute(args: ComputeArgs) -> Result<String, ToolError> {
+    tokio::time::sleep(std::time::Duration::from_secs(args.seconds)).await;
+    Ok(format!("computed {} after {}s", args.label, args.seconds))
+}
+
+/// Fails as a tool (`isError: true`) after about a second; only runs as a task.
+#[mrtr::tool(task = "required")]
+async fn failing_job() -> Result<String, ToolError> {
+    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    Err(ToolError::new("the job failed, as it always does"))
+}
+
+/// Panics: a failure below the tool, reported as a failed task.
+#[mrtr::tool(task = "optional")]
+async fn protocol_error_job() -> Result<String, ToolError> {
+    panic!("protocol_error_job always panics")
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct DeleteArgs {
+    /// The file to delete.
+    filename: String,
+}
+
+#[derive(Form)]
+struct ConfirmDelete {
+    /// Delete it?
+    confirm: bool,
+}
+
+/// Asks for confirmation inside the task, then "deletes".
+#[mrtr::tool(task = "optional")]
+async fn confirm_delete(args: DeleteArgs) -> Result<String, ToolError> {
+    let confirmation = ask!(elicit::form::<ConfirmDelete>(format!(
+        "Delete {}?",
+        args.filename
+    )));
+    match confirmation {
+        Answer::Accept(ConfirmDelete { confirm: true }) => Ok(format!("deleted {}", args.filename)),
+        _ => Ok(format!("kept {}", args.filename)),
+    }
+}
+
+#[derive(Form)]
+struct Part {
+    /// A name
+    name: String,
+    /// Confirm it
+    confirm: bool,
+}
+
+/// Asks two questions at once inside the task (answered one at a time by the suite).
+#[mrtr::tool(task = "optional")]
+async fn multi_input() -> Result<String, ToolError> {
+    let (first, second) = ask!(
+        first = elicit::form::<Part>("First input"),
+        second = elicit::form::<Part>("Second input"),
+    );
+    let name = |answer: Answer<Part>| {
+        answer
+            .accepted()
+            .map_or_else(|_| "-".to_owned(), |part| part.name)
+    };
+    Ok(format!("got {} and {}", name(first), name(second)))
+}
+
+/// Asks the user's name by MRTR, then hands off: the task's result names them.
+#[mrtr::tool(task = "required")]
+async fn test_tool_with_task() -> Result<String, ToolError> {
+    let user_name = ask!(elicit::form::<Name>("What is your name?"));
+    let name = user_name.accepted()?.name;
+    ask!(handoff());
+    Ok(format!("Hello from the task, {name}!"))
+}
+
 /// A prompt without arguments.
 #[mrtr::prompt]
 async fn test_simple_prompt() -> Result<String, ToolError> {
@@ -568,7 +705,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .unwrap_or(3000);
     // Sessions for 2025-11-25 clients; stateless JSON answers for 2026-07-28 requests; the
     // retired-field filter on both.
-    let service = McpServer::new(server()?)
+    let service = McpServer::new(server(task_options().await?)?)
         .streamable_http(StreamableHttpServerConfig::default().with_json_response(true));
     let router = axum::Router::new().nest_service("/mcp", service);
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;

@@ -54,7 +54,6 @@ def graph(root: Path):
     edges = {}
     for module, path in files.items():
         text = strip_comments(without_tests(path.read_text()))
-        is_mod_file = path.stem in ("mod", "lib", "main")
         children = set(re.findall(r"^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+([a-z_][a-z0-9_]*)\s*;", text, re.M))
         found = list(references(text))
         # A path that starts at a child module this file declares (`field::Kind`).
@@ -70,7 +69,8 @@ def graph(root: Path):
             elif anchor == "self":
                 base = module
             else:
-                base = module if is_mod_file else module[:-1]
+                # `super` of `a/b.rs` and of `a/b/mod.rs` is `a` alike.
+                base = module[:-1]
                 while segments and segments[0] == "super":
                     base, segments = base[:-1], segments[1:]
             target = base + tuple(segments)

@@ -1016,3 +1016,239 @@ async fn a_guard_that_is_not_kept_drops_at_the_suspension() {
         "not created in round 2"
     );
 }
+
+// ---------------------------------------------------------------- issue 25. class 7, valid code
+
+/// The author's names may look like the machine's own: a second `page` (kept as `page.2`) and
+/// an author's `page_2`, `value_1`.
+#[mrtr::tool]
+async fn names_like_generated_ones() -> Result<String, ToolError> {
+    let page = 10;
+    let page_2 = 20;
+    let value_1 = 30;
+    let a = ask!(elicit::form::<Number>("a?")).accepted()?.value;
+    let page = page + a;
+    let value = ask!(elicit::form::<Number>("b?")).accepted()?.value;
+    Ok(format!("{page} {page_2} {value_1} {value}"))
+}
+
+/// A type with its own `Drop`, whose fields are read (not moved) before and after an ask.
+struct Member {
+    name: String,
+    email: String,
+}
+
+impl Drop for Member {
+    fn drop(&mut self) {}
+}
+
+impl serde::Serialize for Member {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        (&self.name, &self.email).serialize(serializer)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Member {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let (name, email) = <(String, String)>::deserialize(deserializer)?;
+        Ok(Member { name, email })
+    }
+}
+
+#[mrtr::tool]
+async fn drop_type_read_by_field() -> Result<String, ToolError> {
+    let person = Member {
+        name: String::from("ada"),
+        email: String::from("ada@x"),
+    };
+    let name = person.name.clone();
+    let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
+    Ok(format!("{name} {} {n}", person.email.clone()))
+}
+
+/// Fields read through an `Arc`.
+#[mrtr::tool]
+async fn fields_through_an_arc() -> Result<String, ToolError> {
+    let pair = std::sync::Arc::new((String::from("left"), String::from("right")));
+    let left = pair.0.clone();
+    let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
+    Ok(format!("{left} {} {n}", pair.1.clone()))
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Inner {
+    a: String,
+    b: String,
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Outer {
+    inner: Inner,
+    c: String,
+}
+
+/// A closure whose parameter has the name of a kept value, in a value kept field by field.
+#[mrtr::tool]
+async fn closure_param_named_like_a_kept_field_value() -> Result<String, ToolError> {
+    let outer = Outer {
+        inner: Inner {
+            a: String::from("a"),
+            b: String::from("b"),
+        },
+        c: String::from("c"),
+    };
+    let a = outer.c;
+    let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
+    let lengths: Vec<usize> = [String::from("xy")]
+        .iter()
+        .map(|outer| outer.len())
+        .collect();
+    Ok(format!("{a} {} {lengths:?} {n}", outer.inner.a))
+}
+
+#[tokio::test]
+async fn class_7_valid_code_behaves_as_the_plain_function() {
+    assert_eq!(
+        text(
+            names_like_generated_ones,
+            json!({}),
+            &[number(1), number(2)]
+        )
+        .await,
+        "11 20 30 2"
+    );
+    assert_eq!(
+        text(drop_type_read_by_field, json!({}), &[number(1)]).await,
+        "ada ada@x 1"
+    );
+    assert_eq!(
+        text(fields_through_an_arc, json!({}), &[number(1)]).await,
+        "left right 1"
+    );
+    assert_eq!(
+        text(
+            closure_param_named_like_a_kept_field_value,
+            json!({}),
+            &[number(1)]
+        )
+        .await,
+        "c a [2] 1"
+    );
+}
+
+// ---------------------------------------------------------------- issue 25. kept values round-trip
+
+/// A name that its `Deserialize` trims: it does not come back as it was kept.
+#[derive(serde::Serialize)]
+struct Trimmed(String);
+
+impl<'de> serde::Deserialize<'de> for Trimmed {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(Trimmed(
+            String::deserialize(deserializer)?.trim().to_owned(),
+        ))
+    }
+}
+
+#[mrtr::tool]
+async fn keeps_a_lossy_value() -> Result<String, ToolError> {
+    let label = Trimmed(String::from("  ada  "));
+    let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
+    Ok(format!("[{}] {n}", label.0))
+}
+
+/// The harness encodes every restored kept value again and fails, naming it, when the bytes
+/// differ: the plain function would print `[  ada  ]`, the machine `[ada]`.
+#[tokio::test]
+#[should_panic(expected = "kept value `label` does not come back as it was kept")]
+async fn the_harness_refuses_a_kept_value_that_does_not_round_trip() {
+    let _ = text(keeps_a_lossy_value, json!({}), &[number(1)]).await;
+}
+
+/// A value that round-trips passes the same check.
+#[tokio::test]
+async fn the_round_trip_check_passes_values_that_come_back_exactly() {
+    assert_eq!(
+        text(moved_and_kept_as_it_is, json!({}), &[number(2)]).await,
+        "[  ada  ] {\"a\": 1, \"b\": 2} 2"
+    );
+}
+
+#[mrtr::tool]
+async fn moved_and_kept_as_it_is() -> Result<String, ToolError> {
+    let label = String::from("  ada  ");
+    let map: std::collections::BTreeMap<String, i64> = [("a".to_owned(), 1), ("b".to_owned(), 2)]
+        .into_iter()
+        .collect();
+    let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
+    Ok(format!("[{label}] {map:?} {n}"))
+}
+
+/// A value moved before an ask and given a new value after it: the old one is gone, nothing
+/// of it is kept, and the new one is used (and kept across the next ask).
+#[mrtr::tool]
+async fn moved_then_assigned_again() -> Result<String, ToolError> {
+    let mut name = String::from("ada");
+    let taken = name;
+    let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
+    name = format!("{taken}{n}");
+    let m = ask!(elicit::form::<Number>("m?")).accepted()?.value;
+    name.push_str(&m.to_string());
+    Ok(name)
+}
+
+#[tokio::test]
+async fn a_value_moved_before_an_ask_can_be_assigned_again_after_it() {
+    assert_eq!(
+        text(
+            moved_then_assigned_again,
+            json!({}),
+            &[number(1), number(2)]
+        )
+        .await,
+        "ada12"
+    );
+}
+
+/// The annotation of a `let` whose value comes from a construct that asks is the type of the
+/// value, as in the source: arms that coerce to it (a boxed closure, two fn items).
+#[mrtr::tool]
+async fn annotated_construct_that_asks(args: Flag) -> Result<String, ToolError> {
+    fn double(x: i64) -> i64 {
+        x * 2
+    }
+    fn triple(x: i64) -> i64 {
+        x * 3
+    }
+    let f: Box<dyn Fn(i64) -> i64 + Send> = if args.flag {
+        let n = ask!(elicit::form::<Number>("n?")).accepted()?.value;
+        Box::new(move |x| x + n)
+    } else {
+        Box::new(|x| x - 1)
+    };
+    let first = f(10);
+    let g: fn(i64) -> i64 = if args.flag {
+        let _m = ask!(elicit::form::<Number>("m?")).accepted()?.value;
+        double
+    } else {
+        triple
+    };
+    Ok(format!("{first} {}", g(10)))
+}
+
+#[tokio::test]
+async fn an_annotated_let_keeps_its_type_for_the_arms_of_a_construct_that_asks() {
+    assert_eq!(
+        text(
+            annotated_construct_that_asks,
+            json!({ "flag": true }),
+            &[number(5), number(0)]
+        )
+        .await,
+        "15 20"
+    );
+    assert_eq!(
+        text(annotated_construct_that_asks, json!({ "flag": false }), &[]).await,
+        "9 30"
+    );
+}

@@ -4,6 +4,7 @@
 
 use proc_macro2::{Literal, Span, TokenStream};
 use quote::{quote, quote_spanned};
+use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{
     Data, DeriveInput, Expr, Fields, GenericArgument, Ident, Lit, Path, PathArguments, Type, UnOp,
@@ -776,10 +777,7 @@ fn expand(input: &DeriveInput, krate: &Path, fields: Option<&[Field<'_>]>) -> To
 
 /// The hidden constant holding a field's `FormField` functions.
 fn field_functions(field: &Field<'_>) -> syn::Ident {
-    quote::format_ident!(
-        "__mrtr_form_field_{}",
-        field.ident.to_string().trim_start_matches("r#")
-    )
+    quote::format_ident!("__mrtr_form_field_{}", field.ident.unraw())
 }
 
 /// `Serialize`/`Deserialize` as the form's content (what the client sent), so a form answer

@@ -25,6 +25,8 @@ pub struct Ask<A> {
     /// A select whose one property has not been named with [`Ask::field`]: asked under a key,
     /// the property takes the key's name.
     named_by_key: bool,
+    /// The hand-off point of a task-capable tool ([`handoff`](crate::task::handoff)).
+    handoff: bool,
     answer: PhantomData<fn() -> A>,
 }
 
@@ -33,8 +35,24 @@ impl<A> Ask<A> {
         Self {
             request,
             named_by_key: false,
+            handoff: false,
             answer: PhantomData,
         }
+    }
+
+    /// The hand-off point: no question, and the suspension it makes says "hand-off".
+    pub(crate) fn handoff_point() -> Ask<()> {
+        Ask {
+            request: None,
+            named_by_key: false,
+            handoff: true,
+            answer: PhantomData,
+        }
+    }
+
+    /// Whether this is the hand-off point of a task-capable tool.
+    pub fn is_handoff(&self) -> bool {
+        self.handoff
     }
 
     /// The request to embed in `inputRequests` (`None` for a state-only round). A select not

@@ -91,6 +91,20 @@ pub(crate) fn fnv1a(parts: &[&[u8]]) -> u32 {
         })
 }
 
+/// Fills `buffer` from the operating system's random source.
+///
+/// # Panics
+///
+/// When there is none: every id and key the runtime mints depends on it.
+pub(crate) fn fill_random(buffer: &mut [u8]) {
+    getrandom::fill(buffer).expect("the operating system's random source is unavailable");
+}
+
+/// `bytes` as lowercase hex digits.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -63,6 +63,14 @@ impl ClientCapabilities {
         self.member("roots").is_some()
     }
 
+    /// The tasks extension (SEP-2663): `extensions["io.modelcontextprotocol/tasks"]` is
+    /// present and not `null`.
+    pub fn tasks(&self) -> bool {
+        self.member("extensions")
+            .and_then(|extensions| extensions.get(crate::task::TASKS_EXTENSION))
+            .is_some_and(|value| !value.is_null())
+    }
+
     /// Whether a question of `kind` may be sent to this client.
     pub fn supports(&self, kind: InputKind) -> bool {
         match kind {

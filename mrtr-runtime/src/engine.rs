@@ -38,6 +38,12 @@ pub(crate) struct RoundInput<'a> {
     pub(crate) principal: Option<&'a str>,
     pub(crate) max_rounds: u32,
     pub(crate) single_use: bool,
+    /// At the hand-off point the round ends with [`RoundEnd::HandOff`] (a task-capable tool,
+    /// a client that declared the tasks extension); otherwise it goes on.
+    pub(crate) to_task: bool,
+    /// With `to_task`: the tool has no hand-off point, so a first round hands off before the
+    /// body runs.
+    pub(crate) task_at_start: bool,
 }
 
 /// How a round ended, before the server maps it onto the method's result or error.
@@ -58,6 +64,16 @@ pub(crate) enum RoundEnd {
     Denied(Denied),
     /// The arguments do not fit the machine.
     BadArguments(String),
+    /// The tool reached its hand-off point: the rest runs as a task.
+    HandOff(HandedOff),
+}
+
+/// A flow at its hand-off point, to be stored as a task.
+#[derive(Debug)]
+pub(crate) struct HandedOff {
+    pub(crate) state: SavedState,
+    pub(crate) flow: crate::token::FlowId,
+    pub(crate) round: u32,
 }
 
 /// Runs one round in a `mrtr.round` span: method, target, round, flow id and resume point (never
@@ -105,6 +121,7 @@ fn record_outcome(span: &tracing::Span, ended: &Result<RoundEnd, RpcError>) {
         Ok(RoundEnd::BadArguments(reason)) => {
             ("refused", Some(format!("invalid arguments: {reason}")))
         }
+        Ok(RoundEnd::HandOff(_)) => ("task", None),
         // An invalid state's precise reason is logged under `mrtr::state`.
         Err(error) => (
             "refused",
@@ -202,89 +219,63 @@ async fn round(
         flow.id(),
         state.steps,
     );
+    // A task-capable tool without a hand-off point hands off before its body runs.
+    if input.to_task && input.task_at_start && !resumed {
+        return Ok(RoundEnd::HandOff(HandedOff {
+            state,
+            flow: flow.id(),
+            round: flow.round(),
+        }));
+    }
+    let run = Run {
+        machine,
+        target: input.target,
+        arguments: input.arguments,
+        cx: &cx,
+    };
     // Answers count once, for the first suspension this round meets: the one restored from
     // the state or, in a round without state, the first one the machine reaches.
     let mut responses = input.input_responses;
     let mut at_suspension = resumed;
     let mut sent_before = resumed;
+    let mut passed_handoff = false;
     loop {
         let mut answers = BTreeMap::new();
-        if at_suspension {
-            let reasks = gather(
+        // A hand-off passed in this round asked nothing: the answers wait for the next ask.
+        if at_suspension && !std::mem::take(&mut passed_handoff) {
+            let taken = take_answers(
                 &mut state.pending,
                 responses.take().unwrap_or_default(),
                 sent_before,
             );
             sent_before = false;
-            if !reasks.is_empty() {
-                check_capabilities(cx.capabilities(), reasks.iter().map(|(_, request)| request))?;
-                return suspend(env, &flow, &binding, state, Some(reasks), input.max_rounds);
-            }
-            for (key, question) in std::mem::take(&mut state.pending) {
-                answers.insert(key, question.answer.unwrap_or(Value::Null));
+            match taken {
+                Ok(taken) => answers = taken,
+                Err(reasks) => {
+                    check_capabilities(
+                        cx.capabilities(),
+                        reasks.iter().map(|(_, request)| request),
+                    )?;
+                    return suspend(env, &flow, &binding, state, Some(reasks), input.max_rounds);
+                }
             }
         }
-
-        let step = Step {
-            target: input.target,
-            arguments: input.arguments,
-            cx: &cx,
-            pc: at.pc,
-            frame: std::mem::take(&mut state.frame),
-            kept_types: state.kept_types,
-            answers: Answers::new(answers),
-        };
-        let outcome = machine.step(step).await;
-        state.steps = state.steps.saturating_add(1);
-        cx.set_steps(state.steps);
-        let suspension = match outcome {
-            Ok(Outcome::Complete(result)) => return Ok(RoundEnd::Complete(result)),
-            Ok(Outcome::Failed(message)) => return Ok(RoundEnd::Failed(message)),
-            Ok(Outcome::Suspend(suspension)) => suspension,
-            Err(StepError::Arguments(reason)) => return Ok(RoundEnd::BadArguments(reason)),
-            Err(StepError::Frame(reason)) => {
-                tracing::warn!(target: "mrtr::state", tool = input.target, resume_point = %at, %reason, "rejected requestState: kept values do not decode");
-                return Err(RpcError::invalid_params(InvalidState::MESSAGE));
+        match advance(&run, &mut state, &mut at, answers).await? {
+            Reached::Ended(ended) => return Ok(ended.into()),
+            Reached::Suspended { handoff: true } if input.to_task => {
+                return Ok(RoundEnd::HandOff(HandedOff {
+                    state,
+                    flow: flow.id(),
+                    round: flow.round(),
+                }));
             }
-            Err(StepError::Changed(reason)) => {
-                tracing::warn!(target: "mrtr::state", tool = input.target, resume_point = %at, %reason, "rejected requestState: minted by a build that differs at its resume point");
-                return Err(RpcError::invalid_params(InvalidState::MESSAGE));
+            // Any other client goes on at once, in this round.
+            Reached::Suspended { handoff: true } => {
+                at_suspension = true;
+                passed_handoff = true;
+                continue;
             }
-            Err(error) => {
-                tracing::error!(target: "mrtr::engine", %error, target = input.target, "machine failed");
-                return Err(RpcError::internal(error.to_string()));
-            }
-        };
-
-        // A question that is not fit to send (an `elicit::url` that is not a URL) is the
-        // author's bug: it ends the flow as their error and never reaches the wire.
-        if let Some(reason) = suspension
-            .questions
-            .iter()
-            .find_map(|(key, request)| request.check().err().map(|why| format!("`{key}`: {why}")))
-        {
-            return Ok(RoundEnd::Failed(reason));
-        }
-        check_capabilities(
-            cx.capabilities(),
-            suspension.questions.iter().map(|(_, request)| request),
-        )?;
-        at = Place::of_pc(machine, suspension.pc);
-        state.point = at.id;
-        state.kept_types = suspension.kept_types;
-        state.frame = suspension.frame;
-        state.pending = BTreeMap::new();
-        for (key, request) in suspension.questions {
-            let question = PendingQuestion {
-                request,
-                answer: None,
-                reasks: 0,
-            };
-            if state.pending.insert(key.clone(), question).is_some() {
-                return Err(RpcError::internal(format!(
-                    "two questions of one round share the key `{key}`"
-                )));
-            }
+            Reached::Suspended { handoff: false } => {}
         }
         at_suspension = true;
         if responses.is_none() || state.pending.is_empty() {
@@ -293,16 +284,151 @@ async fn round(
     }
 }
 
+/// A machine and what every run of it in one request sees.
+pub(crate) struct Run<'a> {
+    pub(crate) machine: &'a dyn Machine,
+    pub(crate) target: &'a str,
+    pub(crate) arguments: &'a Value,
+    pub(crate) cx: &'a Context,
+}
+
+/// How the body ended.
+#[derive(Debug)]
+pub(crate) enum Ended {
+    /// Its final result.
+    Complete(Value),
+    /// The author's code failed (or asked a question not fit to send).
+    Failed(String),
+    /// The arguments do not fit the machine.
+    BadArguments(String),
+}
+
+impl From<Ended> for RoundEnd {
+    fn from(ended: Ended) -> Self {
+        match ended {
+            Ended::Complete(result) => RoundEnd::Complete(result),
+            Ended::Failed(message) => RoundEnd::Failed(message),
+            Ended::BadArguments(reason) => RoundEnd::BadArguments(reason),
+        }
+    }
+}
+
+/// Where one run of the machine stopped.
+#[derive(Debug)]
+pub(crate) enum Reached {
+    /// The body ended.
+    Ended(Ended),
+    /// A suspension, now recorded in the state: its resume point, frame and questions.
+    Suspended {
+        /// It is the tool's hand-off point.
+        handoff: bool,
+    },
+}
+
+/// The road every round and every task step shares: runs the machine from `at` with the
+/// answers that count to its next suspension or its end, checks the questions it asks (fit to
+/// send, of kinds the client declared), and records the suspension in `state`.
+pub(crate) async fn advance(
+    run: &Run<'_>,
+    state: &mut SavedState,
+    at: &mut Place,
+    answers: BTreeMap<String, Value>,
+) -> Result<Reached, RpcError> {
+    let step = Step {
+        target: run.target,
+        arguments: run.arguments,
+        cx: run.cx,
+        pc: at.pc,
+        frame: std::mem::take(&mut state.frame),
+        kept_types: state.kept_types,
+        answers: Answers::new(answers),
+    };
+    let outcome = run.machine.step(step).await;
+    state.steps = state.steps.saturating_add(1);
+    run.cx.set_steps(state.steps);
+    let suspension = match outcome {
+        Ok(Outcome::Complete(result)) => return Ok(Reached::Ended(Ended::Complete(result))),
+        Ok(Outcome::Failed(message)) => return Ok(Reached::Ended(Ended::Failed(message))),
+        Ok(Outcome::Suspend(suspension)) => suspension,
+        Err(StepError::Arguments(reason)) => {
+            return Ok(Reached::Ended(Ended::BadArguments(reason)));
+        }
+        Err(StepError::Frame(reason)) => {
+            tracing::warn!(target: "mrtr::state", tool = run.target, resume_point = %at, %reason, "rejected requestState: kept values do not decode");
+            return Err(RpcError::invalid_params(InvalidState::MESSAGE));
+        }
+        Err(StepError::Changed(reason)) => {
+            tracing::warn!(target: "mrtr::state", tool = run.target, resume_point = %at, %reason, "rejected requestState: minted by a build that differs at its resume point");
+            return Err(RpcError::invalid_params(InvalidState::MESSAGE));
+        }
+        Err(error) => {
+            tracing::error!(target: "mrtr::engine", %error, target = run.target, "machine failed");
+            return Err(RpcError::internal(error.to_string()));
+        }
+    };
+
+    // A question that is not fit to send (an `elicit::url` that is not a URL) is the
+    // author's bug: it ends the flow as their error and never reaches the wire.
+    if let Some(reason) = suspension
+        .questions
+        .iter()
+        .find_map(|(key, request)| request.check().err().map(|why| format!("`{key}`: {why}")))
+    {
+        return Ok(Reached::Ended(Ended::Failed(reason)));
+    }
+    check_capabilities(
+        run.cx.capabilities(),
+        suspension.questions.iter().map(|(_, request)| request),
+    )?;
+    *at = Place::of_pc(run.machine, suspension.pc);
+    state.point = at.id;
+    state.kept_types = suspension.kept_types;
+    state.frame = suspension.frame;
+    state.pending = BTreeMap::new();
+    for (key, request) in suspension.questions {
+        let question = PendingQuestion {
+            request,
+            answer: None,
+            reasks: 0,
+        };
+        if state.pending.insert(key.clone(), question).is_some() {
+            return Err(RpcError::internal(format!(
+                "two questions of one round share the key `{key}`"
+            )));
+        }
+    }
+    Ok(Reached::Suspended {
+        handoff: suspension.handoff,
+    })
+}
+
+/// The answers that count for the pending questions, once `responses` leaves none of them
+/// unanswered; otherwise the questions to ask again (with the reason an answer was refused).
+pub(crate) fn take_answers(
+    pending: &mut BTreeMap<String, PendingQuestion>,
+    responses: Map<String, Value>,
+    sent_before: bool,
+) -> Result<BTreeMap<String, Value>, Vec<(String, InputRequest)>> {
+    let reasks = gather(pending, responses, sent_before);
+    if !reasks.is_empty() {
+        return Err(reasks);
+    }
+    Ok(std::mem::take(pending)
+        .into_iter()
+        .map(|(key, question)| (key, question.answer.unwrap_or(Value::Null)))
+        .collect())
+}
+
 /// Where a flow stands in this build: the pc, and the resume point's id and label.
 #[derive(Clone, Copy)]
-struct Place {
+pub(crate) struct Place {
     pc: u32,
     id: u32,
     label: Option<&'static str>,
 }
 
 impl Place {
-    const START: Place = Place {
+    pub(crate) const START: Place = Place {
         pc: 0,
         id: 0,
         label: None,
@@ -310,7 +436,7 @@ impl Place {
 
     /// The resume point a state names, if this build has it. A machine that lists no resume
     /// points names them by pc.
-    fn of_state(machine: &dyn Machine, id: u32) -> Option<Place> {
+    pub(crate) fn of_state(machine: &dyn Machine, id: u32) -> Option<Place> {
         let points = machine.resume_points();
         if points.is_empty() {
             return Some(Place {
@@ -373,7 +499,7 @@ async fn consume(
 
 /// Matches the responses to the unanswered pending questions and returns the questions to ask
 /// again. `sent_before`: the questions came from the state, so the client has seen them.
-fn gather(
+pub(crate) fn gather(
     pending: &mut BTreeMap<String, PendingQuestion>,
     responses: Map<String, Value>,
     sent_before: bool,
@@ -415,7 +541,7 @@ fn is_elicitation(request: &InputRequest) -> bool {
 }
 
 /// Refuses with `-32021` if any request is of a kind this request's client did not declare.
-fn check_capabilities<'a>(
+pub(crate) fn check_capabilities<'a>(
     capabilities: &ClientCapabilities,
     requests: impl Iterator<Item = &'a InputRequest>,
 ) -> Result<(), RpcError> {

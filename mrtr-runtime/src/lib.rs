@@ -2,7 +2,8 @@
 //! code relies on, and the building blocks for hosts and advanced users.
 //!
 //! * [`token`]: the sealed `requestState` (AEAD or HMAC, key ring, bindings, claims).
-//! * [`elicit`], [`sample`], [`roots`], [`recheck`]: typed questions; [`Answer`] and [`Reply`]:
+//! * [`elicit`], [`sample`], [`roots`], [`recheck`], [`handoff`]: typed questions (and the
+//!   hand-off point where a tool goes on as a [`task`]); [`Answer`] and [`Reply`]:
 //!   their answers; [`form`]: the restricted elicitation schema and its validation.
 //! * [`Machine`] and its descriptors [`Tool`], [`Prompt`], [`Resource`]: what a multi-round
 //!   handler implements; [`Context`]: what it sees of the round.
@@ -64,6 +65,7 @@ pub use server::{BuildError, DEFAULT_MAX_ROUNDS, Server, ServerBuilder, ServerIn
 pub use single_use::RedisStore;
 pub use single_use::{MemoryStore, Redemption, ReplayStore};
 pub use state::Frame;
+pub use task::{TaskOptions, TaskSupport, handoff};
 pub use uri_template::UriTemplate;
 
 /// The `ask!` points of a `#[mrtr::tool]` body are rewritten by the attribute; an `ask!` that
@@ -100,7 +102,15 @@ pub mod __private {
         Tool, ToolDescriptor,
     };
     pub use crate::state::frame::Frame;
+    pub use crate::task::TaskSupport;
+    #[cfg(feature = "testing")]
+    pub use crate::testing::round_trip::check_kept_round_trip;
     pub use crate::token::Fingerprint;
+
+    /// Without the `testing` feature, restored kept values are not encoded again.
+    #[cfg(not(feature = "testing"))]
+    #[inline(always)]
+    pub fn check_kept_round_trip<T>(_: &Frame, _: &str, _: &Option<T>) {}
     pub use schemars;
     pub use serde_json::{Map, Value};
 

@@ -17,6 +17,7 @@ use crate::capabilities::InputKind;
 use crate::context::{BoxFuture, Context};
 use crate::input::InputRequest;
 use crate::state::frame::Frame;
+use crate::task::TaskSupport;
 use crate::token::Fingerprint;
 
 /// A resumable computation driven one round at a time by the engine.
@@ -102,6 +103,9 @@ pub struct Suspension {
     pub kept_types: u32,
     /// The questions of this round by key; empty for a state-only round.
     pub questions: Vec<(String, InputRequest)>,
+    /// The tool reached its hand-off point (`ask!(handoff())`): what follows runs as a task
+    /// for a client that declared the tasks extension, and at once for any other.
+    pub handoff: bool,
 }
 
 /// A resume point of a machine: where a state can resume, and how a state names it.
@@ -125,6 +129,7 @@ impl Suspension {
             frame: frame.into(),
             kept_types: 0,
             questions: Vec::new(),
+            handoff: false,
         }
     }
 
@@ -140,6 +145,7 @@ impl Suspension {
     /// select not named with [`Ask::field`] takes `key` as its property's name.
     pub fn ask<A>(mut self, key: impl Into<String>, ask: Ask<A>) -> Self {
         let key = key.into();
+        self.handoff |= ask.is_handoff();
         if let Some(request) = ask.into_request_for(&key) {
             self.questions.push((key, request));
         }
@@ -266,6 +272,12 @@ pub struct ToolDescriptor {
     pub max_rounds: Option<u32>,
     /// Each state may be redeemed once.
     pub single_use: bool,
+    /// Whether the tool runs as a task for clients that declared the tasks extension
+    /// (`tools/list`'s `execution.taskSupport`).
+    pub task: TaskSupport,
+    /// The body has a hand-off point (`ask!(handoff())`). A task-capable tool without one
+    /// hands off at the start of its body.
+    pub hands_off: bool,
 }
 
 impl ToolDescriptor {
@@ -279,7 +291,17 @@ impl ToolDescriptor {
             asks: Vec::new(),
             max_rounds: None,
             single_use: false,
+            task: TaskSupport::Forbidden,
+            hands_off: false,
         }
+    }
+
+    /// Sets the tool's task support; `hands_off` says whether its body has an
+    /// `ask!(handoff())` (without one, the whole body runs as the task).
+    pub fn task(mut self, support: TaskSupport, hands_off: bool) -> Self {
+        self.task = support;
+        self.hands_off = hands_off;
+        self
     }
 
     /// Sets the description.

@@ -358,7 +358,7 @@ mod tests {
 
     fn id() -> TokenId {
         let mut bytes = [0u8; 16];
-        crate::token::fill_random(&mut bytes);
+        crate::bytes::fill_random(&mut bytes);
         TokenId::from_bytes(bytes)
     }
 

@@ -18,9 +18,12 @@ use crate::token::{KeyId, KeyRing, ManualClock, Mode, SecretKey, StateCodec};
 mod both_ways;
 mod golden;
 mod refusals;
+pub(crate) mod round_trip;
+mod task_run;
 
 pub use both_ways::{Question, Run, Script};
 pub use golden::{GOLDEN_ENV_VAR, GoldenStates};
+pub use task_run::TaskRun;
 
 /// Ready-made answers for [`Round::answer`].
 pub mod answer {
@@ -329,6 +332,12 @@ impl HarnessBuilder {
     /// Registers application state.
     pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
         self.builder = self.builder.state(value);
+        self
+    }
+
+    /// How the server under test keeps tasks ([`TaskOptions`](crate::TaskOptions)).
+    pub fn tasks(mut self, options: crate::task::TaskOptions) -> Self {
+        self.builder = self.builder.tasks(options);
         self
     }
 

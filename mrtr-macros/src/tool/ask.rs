@@ -67,7 +67,8 @@ impl AskCall {
         Ok(Self { questions })
     }
 
-    /// Whether this is a state-only `ask!(recheck())`, which needs no key.
+    /// Whether this is a state-only `ask!(recheck())` or the hand-off point
+    /// `ask!(handoff())`, which need no key.
     pub(crate) fn is_recheck(&self) -> bool {
         match &self.questions[..] {
             [
@@ -77,7 +78,7 @@ impl AskCall {
                 },
             ] => {
                 call.args.is_empty()
-                    && matches!(&*call.func, Expr::Path(path) if path.path.segments.last().is_some_and(|s| s.ident == "recheck"))
+                    && matches!(&*call.func, Expr::Path(path) if path.path.segments.last().is_some_and(|s| s.ident == "recheck" || s.ident == "handoff"))
             }
             _ => false,
         }

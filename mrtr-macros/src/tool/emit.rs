@@ -8,6 +8,7 @@
 //! they are deserialized back. The author's code stays as written, in the author's scopes.
 
 use std::collections::{BTreeSet, HashMap};
+use syn::ext::IdentExt;
 
 use proc_macro2::{Ident, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned};
@@ -94,13 +95,12 @@ pub(crate) fn frame_names(
 }
 
 impl Emitter<'_> {
+    /// The slot's variable: numbered by the binding, so that no two slots share a name
+    /// whatever the author's names are (a second `page`, kept as `page.2`, and a `page_2`).
     fn slot(&self, id: BindingId) -> Ident {
-        let name = self.frame_names.get(&id).map_or_else(
-            || format!("{}_{id}", ident_name(&self.program.bindings[id].ident)),
-            |name| name.replace('.', "_"),
-        );
+        let name = ident_name(&self.program.bindings[id].ident);
         let name = name.trim_start_matches("__mrtr_");
-        format_ident!("__mrtr_slot_{}", name, span = Span::mixed_site())
+        format_ident!("__mrtr_slot_{}_{}", id, name, span = Span::mixed_site())
     }
 
     /// The slots a binding lives in between blocks.
@@ -214,7 +214,10 @@ impl Emitter<'_> {
                     self.slots(*id).into_iter().map(move |Slot { ident, frame, .. }| {
                         let slot = Ident::new(&ident.to_string(), slot_span);
                         let literals = literals_ident();
-                        quote_spanned!(span=> #slot = __mrtr_try!(__mrtr_private::restore(&__mrtr_frame, #frame, #literals));)
+                        {
+                            let restore = Ident::new("__mrtr_restore", span);
+                            quote_spanned!(span=> #slot = __mrtr_try!(#restore(&__mrtr_frame, #frame, #literals));)
+                        }
                     })
                 });
                 quote!(#pc => {
@@ -338,6 +341,16 @@ impl Emitter<'_> {
                     prelude.extend(self.take(*id));
                     held.0.insert(*id);
                 }
+                // Given a new value before it is read: declared here, without its old value.
+                (kind, _) if kind.is_kept() && data.assigned_first.contains(id) => {
+                    let ident = &binding.ident;
+                    let mutable = binding.mutable.then(|| quote!(mut));
+                    prelude.extend(quote! {
+                        #[allow(unused_mut)]
+                        let #mutable #ident;
+                    });
+                    held.0.insert(*id);
+                }
                 _ => {}
             }
         }
@@ -347,22 +360,49 @@ impl Emitter<'_> {
         quote!(#prelude #code)
     }
 
-    /// The bounds on the slots, each checked once, at the author's variable. A value kept in
-    /// requestState must be keepable: one error naming its type, where `keep` and `restore`
-    /// alone would report `Serialize` and `Deserialize` apart (an error on this trait implies
-    /// both, so rustc drops theirs). A value living in a slot must be `Send`, as the round's
-    /// future is: an error naming the value, where rustc would report the future on the
-    /// attribute. Each trait has a second impl that never applies, so that rustc reports the
-    /// unmet bound itself, once, instead of each of its parts. Each slot's checks are a block
-    /// of their own, so their items cannot meet the author's.
+    /// The bounds on the slots, each reported once, at the author's variable.
+    ///
+    /// A kept value is written and read through `__mrtr_keep` and `__mrtr_restore`, whose
+    /// bound is one trait: rustc reports a type that cannot be kept once, naming it, instead of
+    /// each unmet part (`Serialize`, `Deserialize`, at any depth of the type). A value living
+    /// in a slot must be `Send`, as the round's future is: an error naming the value, where
+    /// rustc would report the future on the attribute. Each trait has a second impl that never
+    /// applies, so that rustc reports the unmet bound itself instead of its parts. Each slot's
+    /// `Send` check is a block of its own, so its items cannot meet the author's.
     fn checks(&self, crossing: &BTreeSet<BindingId>) -> TokenStream {
-        let kept: BTreeSet<BindingId> = self
-            .program
-            .sites
-            .iter()
-            .flat_map(|site| self.live[site.resume].iter().copied())
-            .collect();
         let mut checks = TokenStream::new();
+        if !self.program.sites.is_empty() {
+            checks.extend(quote! {
+                #[allow(dead_code)]
+                trait __MrtrNeverImplemented {}
+                #[diagnostic::on_unimplemented(
+                    message = "`{Self}` cannot be kept in requestState across an `ask!`",
+                    label = "this value is used after an `ask!`, so it is kept in requestState",
+                    note = "kept values must implement Serialize and DeserializeOwned (derive them, forms and choices included) and cannot be references (except a `&'static str` that is one of the tool's string literals); or create the value again after the ask, or reach it through the context (`cx.state()`)"
+                )]
+                trait KeptAcrossAsk<M>: __mrtr_private::Kept {}
+                impl<T: __mrtr_private::Kept> KeptAcrossAsk<()> for T {}
+                impl<T: __mrtr_private::Kept + __MrtrNeverImplemented> KeptAcrossAsk<u8> for T {}
+                fn __mrtr_keep<M, T: KeptAcrossAsk<M>>(
+                    frame: &mut __mrtr_private::Frame,
+                    name: &str,
+                    slot: &::core::option::Option<T>,
+                ) -> ::core::result::Result<(), __mrtr_private::StepError> {
+                    __mrtr_private::keep(frame, name, slot)
+                }
+                fn __mrtr_restore<M, T: KeptAcrossAsk<M>>(
+                    frame: &__mrtr_private::Frame,
+                    name: &str,
+                    literals: &'static [&'static str],
+                ) -> ::core::result::Result<::core::option::Option<T>, __mrtr_private::StepError> {
+                    let value = __mrtr_private::restore(frame, name, literals)?;
+                    // With mrtr's `testing` feature, fails when the value does not encode
+                    // back to its bytes; otherwise nothing.
+                    __mrtr_private::check_kept_round_trip(frame, name, &value);
+                    ::core::result::Result::Ok(value)
+                }
+            });
+        }
         for id in crossing {
             let binding = &self.program.bindings[*id].ident;
             let (span, slot_span) = at_binding(binding);
@@ -377,24 +417,7 @@ impl Emitter<'_> {
                 );
                 // Called where it never runs: the slot's type is checked, not its value.
                 let send_check = Ident::new("send_across_ask", span);
-                let mut calls = quote_spanned!(span=> #slot = #send_check(););
-                let kept_items = kept.contains(id).then(|| {
-                    let kept_check = Ident::new("kept_across_ask", span);
-                    calls.extend(quote_spanned!(span=> #slot = #kept_check();));
-                    quote! {
-                        #[diagnostic::on_unimplemented(
-                            message = "`{Self}` cannot be kept in requestState across an `ask!`",
-                            label = "this value is used after an `ask!`, so it is kept in requestState",
-                            note = "kept values must implement Serialize and DeserializeOwned (derive them, forms and choices included) and cannot be references (except a `&'static str` that is one of the tool's string literals); or create the value again after the ask, or reach it through the context (`cx.state()`)"
-                        )]
-                        trait KeptAcrossAsk<M>: __mrtr_private::Kept {}
-                        impl<T: __mrtr_private::Kept> KeptAcrossAsk<()> for T {}
-                        impl<T: __mrtr_private::Kept + NeverImplemented> KeptAcrossAsk<u8> for T {}
-                        fn kept_across_ask<M, T: KeptAcrossAsk<M>>() -> ::core::option::Option<T> {
-                            ::core::option::Option::None
-                        }
-                    }
-                });
+                let call = quote_spanned!(span=> #slot = #send_check(););
                 checks.extend(quote! {
                     {
                         trait NeverImplemented {}
@@ -409,10 +432,9 @@ impl Emitter<'_> {
                         fn send_across_ask<M, T: SendAcrossAsk<M>>() -> ::core::option::Option<T> {
                             ::core::option::Option::None
                         }
-                        #kept_items
                         #[allow(unreachable_code, unused_assignments)]
                         if false {
-                            #calls
+                            #call
                         }
                     }
                 });
@@ -488,9 +510,15 @@ impl Emitter<'_> {
                     .map(|diverge| self.fill(&diverge_held, diverge));
                 // `mut` may be used only in a later block, where the value is taken out of its
                 // slot again: this block alone would warn of an unused `mut` the source has not.
-                let crosses = declares
-                    .iter()
-                    .any(|id| self.program.bindings[*id].mutable && live_out.contains(id));
+                let crosses = declares.iter().any(|id| {
+                    self.program.bindings[*id].mutable
+                        && (live_out.contains(id)
+                            || self
+                                .program
+                                .blocks
+                                .iter()
+                                .any(|block| block.assigned_first.contains(id)))
+                });
                 let attrs = match crosses {
                     true => quote!(#attrs #[allow(unused_mut)]),
                     false => attrs.clone(),
@@ -758,7 +786,11 @@ impl Emitter<'_> {
                 let ident = &self.program.bindings[binding].ident;
                 held.0.insert(binding);
                 let jump = self.jump(held, join, &branch.visible, &BTreeSet::new());
-                quote!(#[allow(unreachable_code)] let #ident = #construct; #[allow(unreachable_code)] #jump)
+                let ty = self.program.bindings[binding]
+                    .annotation
+                    .as_ref()
+                    .map(|ty| quote!(: #ty));
+                quote!(#[allow(unreachable_code)] let #ident #ty = #construct; #[allow(unreachable_code)] #jump)
             }
         };
         (quote!(#early_saves #code), false)
@@ -831,7 +863,10 @@ impl Emitter<'_> {
             let (span, slot_span) = at_binding(&self.program.bindings[*id].ident);
             self.slots(*id).into_iter().map(move |Slot { ident, frame, .. }| {
                 let slot = Ident::new(&ident.to_string(), slot_span);
-                quote_spanned!(span=> __mrtr_try!(__mrtr_private::keep(&mut __mrtr_frame_out, #frame, &#slot));)
+                {
+                let keep = Ident::new("__mrtr_keep", span);
+                quote_spanned!(span=> __mrtr_try!(#keep(&mut __mrtr_frame_out, #frame, &#slot));)
+            }
             })
         });
         let data = &self.program.sites[site];
@@ -917,7 +952,11 @@ impl Emitter<'_> {
                             Some(binding) => {
                                 held.0.insert(*binding);
                                 let ident = &self.program.bindings[*binding].ident;
-                                quote!(let #ident = #value;)
+                                let ty = self.program.bindings[*binding]
+                                    .annotation
+                                    .as_ref()
+                                    .map(|ty| quote!(: #ty));
+                                quote!(let #ident #ty = #value;)
                             }
                             None => quote!(let _ = #value;),
                         }
@@ -995,5 +1034,5 @@ fn hidden_error(ident: &Ident) -> syn::Error {
 }
 
 fn ident_name(ident: &Ident) -> String {
-    ident.to_string().trim_start_matches("r#").to_owned()
+    ident.unraw().to_string()
 }

@@ -42,6 +42,7 @@ fn fields_of(program: &Program, id: BindingId) -> Option<Vec<Ident>> {
         name,
         counting: false,
         read_early: false,
+        borrowed: false,
         fields: BTreeMap::new(),
     };
     for block in &program.blocks {
@@ -55,8 +56,10 @@ fn fields_of(program: &Program, id: BindingId) -> Option<Vec<Ident>> {
             scan.node(node)?;
         }
     }
-    // Only a value that may have been partly moved is split: one read only after its first
-    // slot stays whole (a type with its own `Drop` cannot give its fields away).
+    // Only a value that may have been partly moved is split: one whose fields are only
+    // borrowed before its first slot (`p.name.clone()`, `&p.name`, `format!("{}", p.name)`)
+    // stays whole, as does one read only after it, since a type with its own `Drop`, or one
+    // reached through an `Arc`, cannot give its fields away.
     if !scan.read_early {
         return None;
     }
@@ -82,8 +85,10 @@ struct Scan<'a> {
     name: String,
     /// Whether the fields read here are needed after a slot.
     counting: bool,
-    /// Whether a field is read before the value's first slot (where it may be moved out).
+    /// Whether a field may be moved out before the value's first slot.
     read_early: bool,
+    /// Whether the tokens being scanned are a formatting macro's arguments.
+    borrowed: bool,
     /// Field name → (first position seen, field).
     fields: BTreeMap<String, (usize, Ident)>,
 }
@@ -163,7 +168,14 @@ impl Scan<'_> {
                 continue;
             }
             match token {
-                TokenTree::Group(group) => self.tokens(group.stream())?,
+                TokenTree::Group(group) => {
+                    // The arguments of a formatting macro are only borrowed.
+                    let borrowed = self.borrowed;
+                    self.borrowed |= formatting_macro(&tokens[..index]);
+                    let scanned = self.tokens(group.stream());
+                    self.borrowed = borrowed;
+                    scanned?
+                }
                 TokenTree::Literal(literal)
                     if format_captures(&literal.to_string()).contains(&self.name) =>
                 {
@@ -179,7 +191,10 @@ impl Scan<'_> {
                         continue;
                     }
                     let field = named_field(&tokens[index + 1..])?;
-                    self.read_early |= !self.counting;
+                    let moved = !self.borrowed
+                        && !is_punct(before, '&')
+                        && !borrows_field(&tokens[index + 3..]);
+                    self.read_early |= !self.counting && moved;
                     if self.counting {
                         let order = self.fields.len();
                         self.fields
@@ -260,4 +275,85 @@ fn named_field(after: &[TokenTree]) -> Option<&Ident> {
 
 fn is_punct(token: Option<&TokenTree>, char: char) -> bool {
     matches!(token, Some(TokenTree::Punct(punct)) if punct.as_char() == char)
+}
+
+/// Whether what follows a field read (`person.name` then `after`) only borrows the field: a
+/// comparison, or a method known to take `&self`. Any other method may take the field by
+/// value, so it counts as a move.
+fn borrows_field(after: &[TokenTree]) -> bool {
+    const BY_REFERENCE: &[&str] = &[
+        "as_deref",
+        "as_ref",
+        "as_slice",
+        "as_str",
+        "borrow",
+        "clone",
+        "contains",
+        "ends_with",
+        "first",
+        "get",
+        "is_empty",
+        "is_none",
+        "is_some",
+        "iter",
+        "keys",
+        "last",
+        "len",
+        "starts_with",
+        "to_owned",
+        "to_string",
+        "to_vec",
+        "values",
+    ];
+    match after {
+        [TokenTree::Punct(first), TokenTree::Punct(second), ..]
+            if matches!((first.as_char(), second.as_char()), ('=', '=') | ('!', '=')) =>
+        {
+            true
+        }
+        [
+            TokenTree::Punct(dot),
+            TokenTree::Ident(method),
+            TokenTree::Group(arguments),
+            ..,
+        ] => {
+            dot.as_char() == '.'
+                && arguments.delimiter() == Delimiter::Parenthesis
+                && BY_REFERENCE.iter().any(|known| method == known)
+        }
+        _ => false,
+    }
+}
+
+/// Whether `before` ends with the name and `!` of a standard formatting macro, whose
+/// arguments it only borrows.
+fn formatting_macro(before: &[TokenTree]) -> bool {
+    const FORMATTING: &[&str] = &[
+        "format",
+        "print",
+        "println",
+        "eprint",
+        "eprintln",
+        "write",
+        "writeln",
+        "panic",
+        "format_args",
+        "assert",
+        "assert_eq",
+        "assert_ne",
+        "debug_assert",
+        "debug_assert_eq",
+        "debug_assert_ne",
+        "trace",
+        "debug",
+        "info",
+        "warn",
+        "error",
+    ];
+    match before {
+        [.., TokenTree::Ident(name), TokenTree::Punct(bang)] => {
+            bang.as_char() == '!' && FORMATTING.iter().any(|known| name == known)
+        }
+        _ => false,
+    }
 }

@@ -35,7 +35,12 @@ pub(crate) fn mermaid(program: &Program, name: &str) -> String {
             .questions
             .iter()
             .all(|(_, _, request)| kind(&request.to_token_stream()) == Some("recheck"));
+        let handoff = data
+            .questions
+            .iter()
+            .any(|(_, _, request)| kind(&request.to_token_stream()) == Some("hand-off"));
         let label = match rechecks {
+            _ if handoff => "hand-off: a task from here".to_owned(),
             true => "recheck".to_owned(),
             false => format!("ask {}", questions.join(", ")),
         };
@@ -161,6 +166,7 @@ fn kind(request: &TokenStream) -> Option<&'static str> {
         ("sample", "sampling"),
         ("roots", "roots"),
         ("recheck", "recheck"),
+        ("handoff", "hand-off"),
     ];
     request.clone().into_iter().find_map(|token| match token {
         TokenTree::Ident(ident) => kinds

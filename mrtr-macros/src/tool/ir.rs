@@ -120,6 +120,9 @@ pub(crate) struct Block {
     pub(crate) nodes: Vec<Node>,
     pub(crate) declared: BTreeSet<BindingId>,
     pub(crate) used: BTreeSet<BindingId>,
+    /// Bindings the block gives a new value (`x = ..;`) before it reads them or can leave: the
+    /// value they had on entry is not needed (it may have been moved away).
+    pub(crate) assigned_first: BTreeSet<BindingId>,
     pub(crate) successors: BTreeSet<BlockId>,
     /// The names in force where the block starts.
     pub(crate) entry: Visible,

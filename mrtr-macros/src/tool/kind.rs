@@ -31,6 +31,7 @@ impl Kind {
                 "max_rounds",
                 "single_use",
                 "version",
+                "task",
             ],
             Kind::Prompt => &["name", "description", "crate", "max_rounds", "version"],
             Kind::Resource => &[
@@ -84,6 +85,7 @@ impl Kind {
         description: Option<&str>,
         args: Option<&syn::Type>,
         asks: &[TokenStream],
+        hands_off: bool,
     ) -> TokenStream {
         let private = {
             let krate = &options.krate;
@@ -100,12 +102,20 @@ impl Kind {
                     None => quote!(#private::no_arguments_schema()),
                 };
                 let single_use = options.single_use;
+                let task = options.task.as_ref().map(|support| {
+                    let variant = match support.value().as_str() {
+                        "required" => quote!(Required),
+                        _ => quote!(Optional),
+                    };
+                    quote!(__mrtr_descriptor = __mrtr_descriptor.task(#private::TaskSupport::#variant, #hands_off);)
+                });
                 quote! {
                     fn descriptor(&self) -> #private::ToolDescriptor {
                         let mut __mrtr_descriptor = #private::ToolDescriptor::new(#name, #schema).asks([#(#asks),*]);
                         #description
                         #max_rounds
                         __mrtr_descriptor.single_use = #single_use;
+                        #task
                         __mrtr_descriptor
                     }
                 }

@@ -13,18 +13,17 @@ pub(crate) fn live_in(program: &Program) -> Vec<BTreeSet<BindingId>> {
     loop {
         let mut changed = false;
         for (index, block) in program.blocks.iter().enumerate().rev() {
+            let needed_on_entry =
+                |id: &BindingId| !block.declared.contains(id) && !block.assigned_first.contains(id);
             let mut needed: BTreeSet<BindingId> = block
                 .used
-                .difference(&block.declared)
+                .iter()
                 .copied()
+                .filter(needed_on_entry)
                 .filter(tracked)
                 .collect();
             for successor in &block.successors {
-                needed.extend(
-                    live[*successor]
-                        .iter()
-                        .filter(|id| !block.declared.contains(id)),
-                );
+                needed.extend(live[*successor].iter().filter(|id| needed_on_entry(id)));
             }
             if needed != live[index] {
                 live[index] = needed;

@@ -6,6 +6,7 @@
 //! join is reached in the scope around the construct, exactly as in the source.
 
 use std::collections::BTreeSet;
+use syn::ext::IdentExt;
 
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
@@ -157,6 +158,7 @@ impl<'e> Lowerer<'e> {
             kind,
             borrowed: false,
             rebuild: None,
+            annotation: None,
         });
         id
     }
@@ -512,6 +514,10 @@ impl<'e> Lowerer<'e> {
             self.suspend(&mac.mac, binding_key(pat)).map(plain)
         } else if is_construct(&init.expr) {
             let value = self.synthetic("value", false);
+            if let Pat::Type(typed) = pat {
+                let ty = &typed.ty;
+                self.program.bindings[value].annotation = Some(quote!(#ty));
+            }
             self.construct(&init.expr, Dest::Value(value));
             self.use_binding(value);
             Some(plain(self.ident(value).to_token_stream()))
@@ -544,9 +550,38 @@ impl<'e> Lowerer<'e> {
         });
     }
 
+    /// An assignment of a whole local (`x = ..;`) that comes first in its block, before any
+    /// read of `x` and anything that could leave the block: the block does not need the value
+    /// `x` had on entry.
+    fn note_assigned_first(&mut self, expr: &Expr) {
+        let Expr::Assign(assign) = expr else {
+            return;
+        };
+        let Expr::Path(path) = &*assign.left else {
+            return;
+        };
+        let (Some(name), Sink::Block(block)) = (path.path.get_ident(), &self.sink) else {
+            return;
+        };
+        let Some(id) = self.scopes.lookup(&name.to_string()) else {
+            return;
+        };
+        let block = &self.program.blocks[*block];
+        let leaves_early = block.nodes.iter().any(|node| match node {
+            Node::Stmt(code) | Node::Tail(code) => !code.holes.is_empty(),
+            Node::Let { init, diverge, .. } => !init.holes.is_empty() || diverge.is_some(),
+            _ => true,
+        });
+        let reads = self.uses_of(&*assign.right).contains(&id);
+        if !leaves_early && !reads && !block.used.contains(&id) && !block.declared.contains(&id) {
+            self.program.blocks[self.current].assigned_first.insert(id);
+        }
+    }
+
     /// An expression evaluated for its effect (a statement).
     fn effect(&mut self, expr: &Expr) {
         if !contains_ask(expr) {
+            self.note_assigned_first(expr);
             let code = self.verbatim_stmt(&Stmt::Expr(expr.clone(), Some(Default::default())));
             self.stmt_code(code);
         } else if let Some(mac) = ask::as_ask(expr) {
@@ -649,10 +684,14 @@ impl<'e> Lowerer<'e> {
             }
             Dest::Value(binding) => {
                 let ident = self.ident(binding).clone();
+                let pat = match &self.program.bindings[binding].annotation {
+                    Some(ty) => quote!(#ident: #ty),
+                    None => ident.to_token_stream(),
+                };
                 self.program.blocks[self.current].declared.insert(binding);
                 self.push(Node::Let {
                     attrs: quote!(#[allow(unreachable_code, clippy::diverging_sub_expression)]),
-                    pat: ident.to_token_stream(),
+                    pat,
                     init: value,
                     diverge: None,
                     declares: vec![binding],
@@ -693,7 +732,7 @@ impl<'e> Lowerer<'e> {
                 .or_else(|| if single { binding.clone() } else { None });
             match key {
                 Some(key) => {
-                    let name = key.to_string().trim_start_matches("r#").to_owned();
+                    let name = key.unraw().to_string();
                     if let Some((_, first, _)) = questions.iter().find(|(seen, _, _)| *seen == name) {
                         let first: Span = *first;
                         let _ = first;

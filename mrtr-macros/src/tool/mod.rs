@@ -192,14 +192,7 @@ fn machine(
 
 fn name(function: &ItemFn, options: &Options) -> String {
     options.name.as_ref().map_or_else(
-        || {
-            function
-                .sig
-                .ident
-                .to_string()
-                .trim_start_matches("r#")
-                .to_owned()
-        },
+        || function.sig.ident.unraw().to_string(),
         |name| name.value(),
     )
 }
@@ -242,6 +235,15 @@ fn asks(program: &Program, krate: &Path) -> Vec<TokenStream> {
     kinds
 }
 
+/// Whether the body has a hand-off point (`ask!(handoff())`).
+fn hands_off(program: &Program) -> bool {
+    program
+        .sites
+        .iter()
+        .flat_map(|site| &site.questions)
+        .any(|(_, _, request)| builder(request).is_some_and(|segment| segment.ident == "handoff"))
+}
+
 /// `Machine::known_forms`: the schema of each form type an `ask!` names with a turbofish
 /// (`elicit::form::<Confirm>(..)`), so that states waiting there name the form by id. A form
 /// whose type is inferred is not listed: its states carry its schema.
@@ -278,6 +280,7 @@ fn descriptor(
     args: Option<&syn::Type>,
     options: &Options,
     asks: &[TokenStream],
+    hands_off: bool,
 ) -> TokenStream {
     let description = options
         .description
@@ -290,6 +293,7 @@ fn descriptor(
         description.as_deref(),
         args,
         asks,
+        hands_off,
     )
 }
 
@@ -412,6 +416,7 @@ fn expand_machine(
         signature.args.as_ref().map(|args| args.ty),
         options,
         &asks(program, krate),
+        hands_off(program),
     );
     let (descriptor_trait, descriptor_type) = (kind.descriptor_trait(), kind.descriptor_type());
     // Located at the return type: an output the kind cannot send is reported there.
@@ -593,7 +598,7 @@ fn fallback(kind: Kind, function: &ItemFn, options: &Options) -> TokenStream {
     let ident = machine_type(function);
     let cfgs = cfgs(function);
     let unit = unit_value(function, None);
-    let descriptor = descriptor(kind, function, None, options, &[]);
+    let descriptor = descriptor(kind, function, None, options, &[], false);
     let (descriptor_trait, descriptor_type) = (kind.descriptor_trait(), kind.descriptor_type());
     quote! {
         #unit

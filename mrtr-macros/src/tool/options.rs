@@ -22,6 +22,8 @@ pub(crate) struct Options {
     /// The code generation states are minted by (default 1): bumping it refuses every state
     /// in flight, for a change of what kept values mean that their types do not show.
     pub(crate) version: u32,
+    /// `task = "optional" | "required"`: the tool may (or must) run as a task (SEP-2663).
+    pub(crate) task: Option<LitStr>,
 }
 
 pub(crate) fn parse(kind: Kind, attr: TokenStream, errors: &mut Errors) -> Options {
@@ -36,6 +38,7 @@ pub(crate) fn parse(kind: Kind, attr: TokenStream, errors: &mut Errors) -> Optio
         ttl_ms: None,
         cache_scope: None,
         version: 1,
+        task: None,
     };
     let metas = match Punctuated::<Meta, Token![,]>::parse_terminated.parse2(attr.clone()) {
         Ok(metas) => metas,
@@ -119,6 +122,17 @@ pub(crate) fn parse(kind: Kind, attr: TokenStream, errors: &mut Errors) -> Optio
                 Err(why) => errors.spanned(text, why),
             },
             ("mime_type", Lit::Str(text)) => options.mime_type = Some(text.clone()),
+            ("task", Lit::Str(text))
+                if ["optional", "required"].contains(&text.value().as_str()) =>
+            {
+                options.task = Some(text.clone())
+            }
+            ("task", other) => errors.spanned(
+                other,
+                "`task` is \"optional\" (a task for clients that declared the tasks extension, \
+                 the whole body at once for the others) or \"required\" (only as a task); leave \
+                 it out for a tool that never runs as a task",
+            ),
             (_, other) => errors.spanned(other, format!("`{key}` takes a string")),
         }
     }

@@ -6,6 +6,7 @@
 //! value the code needs after an ask.
 
 use std::collections::BTreeSet;
+use syn::ext::IdentExt;
 
 use proc_macro2::{TokenStream, TokenTree};
 use syn::punctuated::Punctuated;
@@ -47,6 +48,9 @@ pub(crate) struct Binding {
     pub(crate) borrowed: bool,
     /// For a [`BindingKind::Derived`] binding, the expression that rebuilds it.
     pub(crate) rebuild: Option<proc_macro2::TokenStream>,
+    /// For the value of a construct that asks under `let x: T = ..`, the type `T`: each arm's
+    /// value is declared with it, so that it coerces as in the source.
+    pub(crate) annotation: Option<proc_macro2::TokenStream>,
 }
 
 /// The lexical scopes the lowering walks through, innermost last.
@@ -119,11 +123,9 @@ pub(crate) fn pattern_bindings(
     struct Collect<'f>(Vec<(Ident, bool)>, &'f dyn Fn(&str) -> bool);
     impl<'ast> Visit<'ast> for Collect<'_> {
         fn visit_pat_ident(&mut self, pat: &'ast syn::PatIdent) {
-            let name = pat.ident.to_string();
-            let capitalised = name
-                .trim_start_matches("r#")
-                .starts_with(|c: char| c.is_uppercase());
-            if !capitalised || pat.subpat.is_some() || (self.1)(name.trim_start_matches("r#")) {
+            let name = pat.ident.unraw().to_string();
+            let capitalised = name.starts_with(|c: char| c.is_uppercase());
+            if !capitalised || pat.subpat.is_some() || (self.1)(&name) {
                 self.0.push((pat.ident.clone(), pat.mutability.is_some()));
             }
             if let Some((_, subpat)) = &pat.subpat {

@@ -90,11 +90,41 @@ impl ::mrtr::__private::Machine for __mrtr_pick_even::pick_even {
                     "{even} after {tries} tries",
                 ];
                 #[allow(unused_mut, unused_assignments)]
-                let mut __mrtr_slot_tries = ::core::option::Option::None;
+                let mut __mrtr_slot_0_tries = ::core::option::Option::None;
                 #[allow(unused_mut, unused_assignments)]
-                let mut __mrtr_slot_value_1 = ::core::option::Option::None;
+                let mut __mrtr_slot_1_value_1 = ::core::option::Option::None;
                 #[allow(unused_mut, unused_assignments)]
                 let mut __mrtr_witness_0_0 = ::core::option::Option::None;
+                #[allow(dead_code)]
+                trait __MrtrNeverImplemented {}
+                #[diagnostic::on_unimplemented(
+                    message = "`{Self}` cannot be kept in requestState across an `ask!`",
+                    label = "this value is used after an `ask!`, so it is kept in requestState",
+                    note = "kept values must implement Serialize and DeserializeOwned (derive them, forms and choices included) and cannot be references (except a `&'static str` that is one of the tool's string literals); or create the value again after the ask, or reach it through the context (`cx.state()`)"
+                )]
+                trait KeptAcrossAsk<M>: __mrtr_private::Kept {}
+                impl<T: __mrtr_private::Kept> KeptAcrossAsk<()> for T {}
+                impl<T: __mrtr_private::Kept + __MrtrNeverImplemented> KeptAcrossAsk<u8>
+                for T {}
+                fn __mrtr_keep<M, T: KeptAcrossAsk<M>>(
+                    frame: &mut __mrtr_private::Frame,
+                    name: &str,
+                    slot: &::core::option::Option<T>,
+                ) -> ::core::result::Result<(), __mrtr_private::StepError> {
+                    __mrtr_private::keep(frame, name, slot)
+                }
+                fn __mrtr_restore<M, T: KeptAcrossAsk<M>>(
+                    frame: &__mrtr_private::Frame,
+                    name: &str,
+                    literals: &'static [&'static str],
+                ) -> ::core::result::Result<
+                    ::core::option::Option<T>,
+                    __mrtr_private::StepError,
+                > {
+                    let value = __mrtr_private::restore(frame, name, literals)?;
+                    __mrtr_private::check_kept_round_trip(frame, name, &value);
+                    ::core::result::Result::Ok(value)
+                }
                 {
                     trait NeverImplemented {}
                     #[diagnostic::on_unimplemented(
@@ -111,24 +141,9 @@ impl ::mrtr::__private::Machine for __mrtr_pick_even::pick_even {
                     > {
                         ::core::option::Option::None
                     }
-                    #[diagnostic::on_unimplemented(
-                        message = "`{Self}` cannot be kept in requestState across an `ask!`",
-                        label = "this value is used after an `ask!`, so it is kept in requestState",
-                        note = "kept values must implement Serialize and DeserializeOwned (derive them, forms and choices included) and cannot be references (except a `&'static str` that is one of the tool's string literals); or create the value again after the ask, or reach it through the context (`cx.state()`)"
-                    )]
-                    trait KeptAcrossAsk<M>: __mrtr_private::Kept {}
-                    impl<T: __mrtr_private::Kept> KeptAcrossAsk<()> for T {}
-                    impl<T: __mrtr_private::Kept + NeverImplemented> KeptAcrossAsk<u8>
-                    for T {}
-                    fn kept_across_ask<M, T: KeptAcrossAsk<M>>() -> ::core::option::Option<
-                        T,
-                    > {
-                        ::core::option::Option::None
-                    }
                     #[allow(unreachable_code, unused_assignments)]
                     if false {
-                        __mrtr_slot_tries = send_across_ask();
-                        __mrtr_slot_tries = kept_across_ask();
+                        __mrtr_slot_0_tries = send_across_ask();
                     }
                 }
                 {
@@ -149,7 +164,7 @@ impl ::mrtr::__private::Machine for __mrtr_pick_even::pick_even {
                     }
                     #[allow(unreachable_code, unused_assignments)]
                     if false {
-                        __mrtr_slot_value_1 = send_across_ask();
+                        __mrtr_slot_1_value_1 = send_across_ask();
                     }
                 }
                 #[allow(unused_mut, unused_assignments)]
@@ -167,11 +182,10 @@ impl ::mrtr::__private::Machine for __mrtr_pick_even::pick_even {
                             ::std::sync::OnceLock::new(); & __MRTR_KEPT_TYPES }, &
                             [("ask number", __mrtr_private::answer_type_of(&
                             __mrtr_witness_0_0)), ("tries", __mrtr_private::type_of(&
-                            __mrtr_slot_tries))])
+                            __mrtr_slot_0_tries))])
                         );
-                        __mrtr_slot_tries = __mrtr_try!(
-                            __mrtr_private::restore(& __mrtr_frame, "tries",
-                            __MRTR_LITERALS)
+                        __mrtr_slot_0_tries = __mrtr_try!(
+                            __mrtr_restore(& __mrtr_frame, "tries", __MRTR_LITERALS)
                         );
                     }
                     _ => {
@@ -189,7 +203,7 @@ impl ::mrtr::__private::Machine for __mrtr_pick_even::pick_even {
                             let mut tries = 0;
                             #[allow(unreachable_code)]
                             {
-                                __mrtr_slot_tries = ::core::option::Option::Some(tries);
+                                __mrtr_slot_0_tries = ::core::option::Option::Some(tries);
                                 __mrtr_pc = 1u32;
                                 continue '__mrtr_machine;
                             }
@@ -197,7 +211,7 @@ impl ::mrtr::__private::Machine for __mrtr_pick_even::pick_even {
                         1u32 => {
                             #[allow(unused_mut, unused_variables)]
                             let mut tries = __mrtr_try!(
-                                __mrtr_private::unslot(& mut __mrtr_slot_tries, "tries")
+                                __mrtr_private::unslot(& mut __mrtr_slot_0_tries, "tries")
                             );
                             tries += 1;
                             #[allow(unreachable_code, unused_assignments)]
@@ -208,11 +222,11 @@ impl ::mrtr::__private::Machine for __mrtr_pick_even::pick_even {
                                 __mrtr_witness_0_0 = ::core::option::Option::Some(
                                     __mrtr_private::answer_type(&__mrtr_question_0),
                                 );
-                                __mrtr_slot_tries = ::core::option::Option::Some(tries);
+                                __mrtr_slot_0_tries = ::core::option::Option::Some(tries);
                                 let mut __mrtr_frame_out = __mrtr_private::Frame::new();
                                 __mrtr_try!(
-                                    __mrtr_private::keep(& mut __mrtr_frame_out, "tries", &
-                                    __mrtr_slot_tries)
+                                    __mrtr_keep(& mut __mrtr_frame_out, "tries", &
+                                    __mrtr_slot_0_tries)
                                 );
                                 __mrtr_suspended = ::core::option::Option::Some(
                                     __mrtr_private::Suspension::new(
@@ -230,7 +244,7 @@ impl ::mrtr::__private::Machine for __mrtr_pick_even::pick_even {
                                                         "ask number",
                                                         __mrtr_private::answer_type_of(&__mrtr_witness_0_0),
                                                     ),
-                                                    ("tries", __mrtr_private::type_of(&__mrtr_slot_tries)),
+                                                    ("tries", __mrtr_private::type_of(&__mrtr_slot_0_tries)),
                                                 ],
                                             ),
                                         )
@@ -257,7 +271,7 @@ impl ::mrtr::__private::Machine for __mrtr_pick_even::pick_even {
                                 {
                                     let __mrtr_value_1 = number.value;
                                     {
-                                        __mrtr_slot_value_1 = ::core::option::Option::Some(
+                                        __mrtr_slot_1_value_1 = ::core::option::Option::Some(
                                             __mrtr_value_1,
                                         );
                                         __mrtr_pc = 2u32;
@@ -274,12 +288,12 @@ impl ::mrtr::__private::Machine for __mrtr_pick_even::pick_even {
                         2u32 => {
                             #[allow(unused_mut, unused_variables)]
                             let __mrtr_value_1 = __mrtr_try!(
-                                __mrtr_private::unslot(& mut __mrtr_slot_value_1,
+                                __mrtr_private::unslot(& mut __mrtr_slot_1_value_1,
                                 "__mrtr_value_1")
                             );
                             #[allow(unused_mut, unused_variables)]
                             let mut tries = __mrtr_try!(
-                                __mrtr_private::unslot(& mut __mrtr_slot_tries, "tries")
+                                __mrtr_private::unslot(& mut __mrtr_slot_0_tries, "tries")
                             );
                             let even = __mrtr_value_1;
                             #[allow(unreachable_code, clippy::diverging_sub_expression)]

@@ -128,11 +128,11 @@ impl ::mrtr::__private::Machine for __mrtr_route::route {
                     __mrtr_try!(__mrtr_private::arguments(__mrtr_arguments)),
                 );
                 #[allow(unused_mut, unused_assignments)]
-                let mut __mrtr_slot_value_1 = ::core::option::Option::None;
+                let mut __mrtr_slot_1_value_1 = ::core::option::Option::None;
                 #[allow(unused_mut, unused_assignments)]
-                let mut __mrtr_slot_way = ::core::option::Option::None;
+                let mut __mrtr_slot_4_way = ::core::option::Option::None;
                 #[allow(unused_mut, unused_assignments)]
-                let mut __mrtr_slot_value_2 = ::core::option::Option::None;
+                let mut __mrtr_slot_5_value_2 = ::core::option::Option::None;
                 #[allow(unused_mut, unused_assignments)]
                 let mut __mrtr_witness_0_0 = ::core::option::Option::None;
                 #[allow(unused_mut, unused_assignments)]
@@ -141,6 +141,36 @@ impl ::mrtr::__private::Machine for __mrtr_route::route {
                 let mut __mrtr_witness_2_0 = ::core::option::Option::None;
                 #[allow(unused_mut, unused_assignments)]
                 let mut __mrtr_witness_3_0 = ::core::option::Option::None;
+                #[allow(dead_code)]
+                trait __MrtrNeverImplemented {}
+                #[diagnostic::on_unimplemented(
+                    message = "`{Self}` cannot be kept in requestState across an `ask!`",
+                    label = "this value is used after an `ask!`, so it is kept in requestState",
+                    note = "kept values must implement Serialize and DeserializeOwned (derive them, forms and choices included) and cannot be references (except a `&'static str` that is one of the tool's string literals); or create the value again after the ask, or reach it through the context (`cx.state()`)"
+                )]
+                trait KeptAcrossAsk<M>: __mrtr_private::Kept {}
+                impl<T: __mrtr_private::Kept> KeptAcrossAsk<()> for T {}
+                impl<T: __mrtr_private::Kept + __MrtrNeverImplemented> KeptAcrossAsk<u8>
+                for T {}
+                fn __mrtr_keep<M, T: KeptAcrossAsk<M>>(
+                    frame: &mut __mrtr_private::Frame,
+                    name: &str,
+                    slot: &::core::option::Option<T>,
+                ) -> ::core::result::Result<(), __mrtr_private::StepError> {
+                    __mrtr_private::keep(frame, name, slot)
+                }
+                fn __mrtr_restore<M, T: KeptAcrossAsk<M>>(
+                    frame: &__mrtr_private::Frame,
+                    name: &str,
+                    literals: &'static [&'static str],
+                ) -> ::core::result::Result<
+                    ::core::option::Option<T>,
+                    __mrtr_private::StepError,
+                > {
+                    let value = __mrtr_private::restore(frame, name, literals)?;
+                    __mrtr_private::check_kept_round_trip(frame, name, &value);
+                    ::core::result::Result::Ok(value)
+                }
                 {
                     trait NeverImplemented {}
                     #[diagnostic::on_unimplemented(
@@ -159,7 +189,7 @@ impl ::mrtr::__private::Machine for __mrtr_route::route {
                     }
                     #[allow(unreachable_code, unused_assignments)]
                     if false {
-                        __mrtr_slot_value_1 = send_across_ask();
+                        __mrtr_slot_1_value_1 = send_across_ask();
                     }
                 }
                 {
@@ -178,24 +208,9 @@ impl ::mrtr::__private::Machine for __mrtr_route::route {
                     > {
                         ::core::option::Option::None
                     }
-                    #[diagnostic::on_unimplemented(
-                        message = "`{Self}` cannot be kept in requestState across an `ask!`",
-                        label = "this value is used after an `ask!`, so it is kept in requestState",
-                        note = "kept values must implement Serialize and DeserializeOwned (derive them, forms and choices included) and cannot be references (except a `&'static str` that is one of the tool's string literals); or create the value again after the ask, or reach it through the context (`cx.state()`)"
-                    )]
-                    trait KeptAcrossAsk<M>: __mrtr_private::Kept {}
-                    impl<T: __mrtr_private::Kept> KeptAcrossAsk<()> for T {}
-                    impl<T: __mrtr_private::Kept + NeverImplemented> KeptAcrossAsk<u8>
-                    for T {}
-                    fn kept_across_ask<M, T: KeptAcrossAsk<M>>() -> ::core::option::Option<
-                        T,
-                    > {
-                        ::core::option::Option::None
-                    }
                     #[allow(unreachable_code, unused_assignments)]
                     if false {
-                        __mrtr_slot_way = send_across_ask();
-                        __mrtr_slot_way = kept_across_ask();
+                        __mrtr_slot_4_way = send_across_ask();
                     }
                 }
                 {
@@ -216,7 +231,7 @@ impl ::mrtr::__private::Machine for __mrtr_route::route {
                     }
                     #[allow(unreachable_code, unused_assignments)]
                     if false {
-                        __mrtr_slot_value_2 = send_across_ask();
+                        __mrtr_slot_5_value_2 = send_across_ask();
                     }
                 }
                 #[allow(unused_mut, unused_assignments)]
@@ -252,11 +267,10 @@ impl ::mrtr::__private::Machine for __mrtr_route::route {
                             ::std::sync::OnceLock::new(); & __MRTR_KEPT_TYPES }, &
                             [("ask pick", __mrtr_private::answer_type_of(&
                             __mrtr_witness_2_0)), ("way", __mrtr_private::type_of(&
-                            __mrtr_slot_way))])
+                            __mrtr_slot_4_way))])
                         );
-                        __mrtr_slot_way = __mrtr_try!(
-                            __mrtr_private::restore(& __mrtr_frame, "way",
-                            __MRTR_LITERALS)
+                        __mrtr_slot_4_way = __mrtr_try!(
+                            __mrtr_restore(& __mrtr_frame, "way", __MRTR_LITERALS)
                         );
                     }
                     6u32 => {
@@ -266,11 +280,10 @@ impl ::mrtr::__private::Machine for __mrtr_route::route {
                             ::std::sync::OnceLock::new(); & __MRTR_KEPT_TYPES }, &
                             [("ask pick", __mrtr_private::answer_type_of(&
                             __mrtr_witness_3_0)), ("way", __mrtr_private::type_of(&
-                            __mrtr_slot_way))])
+                            __mrtr_slot_4_way))])
                         );
-                        __mrtr_slot_way = __mrtr_try!(
-                            __mrtr_private::restore(& __mrtr_frame, "way",
-                            __MRTR_LITERALS)
+                        __mrtr_slot_4_way = __mrtr_try!(
+                            __mrtr_restore(& __mrtr_frame, "way", __MRTR_LITERALS)
                         );
                     }
                     _ => {
@@ -363,7 +376,7 @@ impl ::mrtr::__private::Machine for __mrtr_route::route {
                             };
                             #[allow(unreachable_code)]
                             {
-                                __mrtr_slot_value_1 = ::core::option::Option::Some(
+                                __mrtr_slot_1_value_1 = ::core::option::Option::Some(
                                     __mrtr_value_1,
                                 );
                                 __mrtr_pc = 1u32;
@@ -381,7 +394,7 @@ impl ::mrtr::__private::Machine for __mrtr_route::route {
                             let __mrtr_value_1 = format!("fast by {line}");
                             #[allow(unreachable_code)]
                             {
-                                __mrtr_slot_value_1 = ::core::option::Option::Some(
+                                __mrtr_slot_1_value_1 = ::core::option::Option::Some(
                                     __mrtr_value_1,
                                 );
                                 __mrtr_pc = 1u32;
@@ -399,7 +412,7 @@ impl ::mrtr::__private::Machine for __mrtr_route::route {
                             let __mrtr_value_1 = format!("slow by {road}");
                             #[allow(unreachable_code)]
                             {
-                                __mrtr_slot_value_1 = ::core::option::Option::Some(
+                                __mrtr_slot_1_value_1 = ::core::option::Option::Some(
                                     __mrtr_value_1,
                                 );
                                 __mrtr_pc = 1u32;
@@ -414,7 +427,7 @@ impl ::mrtr::__private::Machine for __mrtr_route::route {
                             );
                             #[allow(unused_mut, unused_variables)]
                             let __mrtr_value_1 = __mrtr_try!(
-                                __mrtr_private::unslot(& mut __mrtr_slot_value_1,
+                                __mrtr_private::unslot(& mut __mrtr_slot_1_value_1,
                                 "__mrtr_value_1")
                             );
                             let way = __mrtr_value_1;
@@ -427,11 +440,11 @@ impl ::mrtr::__private::Machine for __mrtr_route::route {
                                     __mrtr_witness_2_0 = ::core::option::Option::Some(
                                         __mrtr_private::answer_type(&__mrtr_question_0),
                                     );
-                                    __mrtr_slot_way = ::core::option::Option::Some(way);
+                                    __mrtr_slot_4_way = ::core::option::Option::Some(way);
                                     let mut __mrtr_frame_out = __mrtr_private::Frame::new();
                                     __mrtr_try!(
-                                        __mrtr_private::keep(& mut __mrtr_frame_out, "way", &
-                                        __mrtr_slot_way)
+                                        __mrtr_keep(& mut __mrtr_frame_out, "way", &
+                                        __mrtr_slot_4_way)
                                     );
                                     __mrtr_suspended = ::core::option::Option::Some(
                                         __mrtr_private::Suspension::new(
@@ -449,7 +462,7 @@ impl ::mrtr::__private::Machine for __mrtr_route::route {
                                                             "ask pick",
                                                             __mrtr_private::answer_type_of(&__mrtr_witness_2_0),
                                                         ),
-                                                        ("way", __mrtr_private::type_of(&__mrtr_slot_way)),
+                                                        ("way", __mrtr_private::type_of(&__mrtr_slot_4_way)),
                                                     ],
                                                 ),
                                             )
@@ -463,11 +476,11 @@ impl ::mrtr::__private::Machine for __mrtr_route::route {
                                     __mrtr_witness_3_0 = ::core::option::Option::Some(
                                         __mrtr_private::answer_type(&__mrtr_question_0),
                                     );
-                                    __mrtr_slot_way = ::core::option::Option::Some(way);
+                                    __mrtr_slot_4_way = ::core::option::Option::Some(way);
                                     let mut __mrtr_frame_out = __mrtr_private::Frame::new();
                                     __mrtr_try!(
-                                        __mrtr_private::keep(& mut __mrtr_frame_out, "way", &
-                                        __mrtr_slot_way)
+                                        __mrtr_keep(& mut __mrtr_frame_out, "way", &
+                                        __mrtr_slot_4_way)
                                     );
                                     __mrtr_suspended = ::core::option::Option::Some(
                                         __mrtr_private::Suspension::new(
@@ -485,7 +498,7 @@ impl ::mrtr::__private::Machine for __mrtr_route::route {
                                                             "ask pick",
                                                             __mrtr_private::answer_type_of(&__mrtr_witness_3_0),
                                                         ),
-                                                        ("way", __mrtr_private::type_of(&__mrtr_slot_way)),
+                                                        ("way", __mrtr_private::type_of(&__mrtr_slot_4_way)),
                                                     ],
                                                 ),
                                             )
@@ -498,8 +511,8 @@ impl ::mrtr::__private::Machine for __mrtr_route::route {
                             };
                             #[allow(unreachable_code)]
                             {
-                                __mrtr_slot_way = ::core::option::Option::Some(way);
-                                __mrtr_slot_value_2 = ::core::option::Option::Some(
+                                __mrtr_slot_4_way = ::core::option::Option::Some(way);
+                                __mrtr_slot_5_value_2 = ::core::option::Option::Some(
                                     __mrtr_value_2,
                                 );
                                 __mrtr_pc = 4u32;
@@ -516,7 +529,7 @@ impl ::mrtr::__private::Machine for __mrtr_route::route {
                                 .pick;
                             #[allow(unreachable_code)]
                             {
-                                __mrtr_slot_value_2 = ::core::option::Option::Some(
+                                __mrtr_slot_5_value_2 = ::core::option::Option::Some(
                                     __mrtr_value_2,
                                 );
                                 __mrtr_pc = 4u32;
@@ -533,7 +546,7 @@ impl ::mrtr::__private::Machine for __mrtr_route::route {
                                 .pick;
                             #[allow(unreachable_code)]
                             {
-                                __mrtr_slot_value_2 = ::core::option::Option::Some(
+                                __mrtr_slot_5_value_2 = ::core::option::Option::Some(
                                     __mrtr_value_2,
                                 );
                                 __mrtr_pc = 4u32;
@@ -543,12 +556,12 @@ impl ::mrtr::__private::Machine for __mrtr_route::route {
                         4u32 => {
                             #[allow(unused_mut, unused_variables)]
                             let __mrtr_value_2 = __mrtr_try!(
-                                __mrtr_private::unslot(& mut __mrtr_slot_value_2,
+                                __mrtr_private::unslot(& mut __mrtr_slot_5_value_2,
                                 "__mrtr_value_2")
                             );
                             #[allow(unused_mut, unused_variables)]
                             let way = __mrtr_try!(
-                                __mrtr_private::unslot(& mut __mrtr_slot_way, "way")
+                                __mrtr_private::unslot(& mut __mrtr_slot_4_way, "way")
                             );
                             let ride = __mrtr_value_2;
                             #[allow(unreachable_code, clippy::diverging_sub_expression)]

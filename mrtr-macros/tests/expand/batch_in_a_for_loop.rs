@@ -100,15 +100,45 @@ impl ::mrtr::__private::Machine for __mrtr_order::order {
                     __mrtr_try!(__mrtr_private::arguments(__mrtr_arguments)),
                 );
                 #[allow(unused_mut, unused_assignments)]
-                let mut __mrtr_slot_lines = ::core::option::Option::None;
+                let mut __mrtr_slot_1_lines = ::core::option::Option::None;
                 #[allow(unused_mut, unused_assignments)]
-                let mut __mrtr_slot_iter_1 = ::core::option::Option::None;
+                let mut __mrtr_slot_2_iter_1 = ::core::option::Option::None;
                 #[allow(unused_mut, unused_assignments)]
-                let mut __mrtr_slot_item = ::core::option::Option::None;
+                let mut __mrtr_slot_3_item = ::core::option::Option::None;
                 #[allow(unused_mut, unused_assignments)]
                 let mut __mrtr_witness_0_0 = ::core::option::Option::None;
                 #[allow(unused_mut, unused_assignments)]
                 let mut __mrtr_witness_0_1 = ::core::option::Option::None;
+                #[allow(dead_code)]
+                trait __MrtrNeverImplemented {}
+                #[diagnostic::on_unimplemented(
+                    message = "`{Self}` cannot be kept in requestState across an `ask!`",
+                    label = "this value is used after an `ask!`, so it is kept in requestState",
+                    note = "kept values must implement Serialize and DeserializeOwned (derive them, forms and choices included) and cannot be references (except a `&'static str` that is one of the tool's string literals); or create the value again after the ask, or reach it through the context (`cx.state()`)"
+                )]
+                trait KeptAcrossAsk<M>: __mrtr_private::Kept {}
+                impl<T: __mrtr_private::Kept> KeptAcrossAsk<()> for T {}
+                impl<T: __mrtr_private::Kept + __MrtrNeverImplemented> KeptAcrossAsk<u8>
+                for T {}
+                fn __mrtr_keep<M, T: KeptAcrossAsk<M>>(
+                    frame: &mut __mrtr_private::Frame,
+                    name: &str,
+                    slot: &::core::option::Option<T>,
+                ) -> ::core::result::Result<(), __mrtr_private::StepError> {
+                    __mrtr_private::keep(frame, name, slot)
+                }
+                fn __mrtr_restore<M, T: KeptAcrossAsk<M>>(
+                    frame: &__mrtr_private::Frame,
+                    name: &str,
+                    literals: &'static [&'static str],
+                ) -> ::core::result::Result<
+                    ::core::option::Option<T>,
+                    __mrtr_private::StepError,
+                > {
+                    let value = __mrtr_private::restore(frame, name, literals)?;
+                    __mrtr_private::check_kept_round_trip(frame, name, &value);
+                    ::core::result::Result::Ok(value)
+                }
                 {
                     trait NeverImplemented {}
                     #[diagnostic::on_unimplemented(
@@ -125,24 +155,9 @@ impl ::mrtr::__private::Machine for __mrtr_order::order {
                     > {
                         ::core::option::Option::None
                     }
-                    #[diagnostic::on_unimplemented(
-                        message = "`{Self}` cannot be kept in requestState across an `ask!`",
-                        label = "this value is used after an `ask!`, so it is kept in requestState",
-                        note = "kept values must implement Serialize and DeserializeOwned (derive them, forms and choices included) and cannot be references (except a `&'static str` that is one of the tool's string literals); or create the value again after the ask, or reach it through the context (`cx.state()`)"
-                    )]
-                    trait KeptAcrossAsk<M>: __mrtr_private::Kept {}
-                    impl<T: __mrtr_private::Kept> KeptAcrossAsk<()> for T {}
-                    impl<T: __mrtr_private::Kept + NeverImplemented> KeptAcrossAsk<u8>
-                    for T {}
-                    fn kept_across_ask<M, T: KeptAcrossAsk<M>>() -> ::core::option::Option<
-                        T,
-                    > {
-                        ::core::option::Option::None
-                    }
                     #[allow(unreachable_code, unused_assignments)]
                     if false {
-                        __mrtr_slot_lines = send_across_ask();
-                        __mrtr_slot_lines = kept_across_ask();
+                        __mrtr_slot_1_lines = send_across_ask();
                     }
                 }
                 {
@@ -161,24 +176,9 @@ impl ::mrtr::__private::Machine for __mrtr_order::order {
                     > {
                         ::core::option::Option::None
                     }
-                    #[diagnostic::on_unimplemented(
-                        message = "`{Self}` cannot be kept in requestState across an `ask!`",
-                        label = "this value is used after an `ask!`, so it is kept in requestState",
-                        note = "kept values must implement Serialize and DeserializeOwned (derive them, forms and choices included) and cannot be references (except a `&'static str` that is one of the tool's string literals); or create the value again after the ask, or reach it through the context (`cx.state()`)"
-                    )]
-                    trait KeptAcrossAsk<M>: __mrtr_private::Kept {}
-                    impl<T: __mrtr_private::Kept> KeptAcrossAsk<()> for T {}
-                    impl<T: __mrtr_private::Kept + NeverImplemented> KeptAcrossAsk<u8>
-                    for T {}
-                    fn kept_across_ask<M, T: KeptAcrossAsk<M>>() -> ::core::option::Option<
-                        T,
-                    > {
-                        ::core::option::Option::None
-                    }
                     #[allow(unreachable_code, unused_assignments)]
                     if false {
-                        __mrtr_slot_iter_1 = send_across_ask();
-                        __mrtr_slot_iter_1 = kept_across_ask();
+                        __mrtr_slot_2_iter_1 = send_across_ask();
                     }
                 }
                 {
@@ -197,24 +197,9 @@ impl ::mrtr::__private::Machine for __mrtr_order::order {
                     > {
                         ::core::option::Option::None
                     }
-                    #[diagnostic::on_unimplemented(
-                        message = "`{Self}` cannot be kept in requestState across an `ask!`",
-                        label = "this value is used after an `ask!`, so it is kept in requestState",
-                        note = "kept values must implement Serialize and DeserializeOwned (derive them, forms and choices included) and cannot be references (except a `&'static str` that is one of the tool's string literals); or create the value again after the ask, or reach it through the context (`cx.state()`)"
-                    )]
-                    trait KeptAcrossAsk<M>: __mrtr_private::Kept {}
-                    impl<T: __mrtr_private::Kept> KeptAcrossAsk<()> for T {}
-                    impl<T: __mrtr_private::Kept + NeverImplemented> KeptAcrossAsk<u8>
-                    for T {}
-                    fn kept_across_ask<M, T: KeptAcrossAsk<M>>() -> ::core::option::Option<
-                        T,
-                    > {
-                        ::core::option::Option::None
-                    }
                     #[allow(unreachable_code, unused_assignments)]
                     if false {
-                        __mrtr_slot_item = send_across_ask();
-                        __mrtr_slot_item = kept_across_ask();
+                        __mrtr_slot_3_item = send_across_ask();
                     }
                 }
                 #[allow(unused_mut, unused_assignments)]
@@ -231,24 +216,22 @@ impl ::mrtr::__private::Machine for __mrtr_order::order {
                             static __MRTR_KEPT_TYPES : ::std::sync::OnceLock < u32 > =
                             ::std::sync::OnceLock::new(); & __MRTR_KEPT_TYPES }, &
                             [("__mrtr_iter_1", __mrtr_private::type_of(&
-                            __mrtr_slot_iter_1)), ("ask extra",
+                            __mrtr_slot_2_iter_1)), ("ask extra",
                             __mrtr_private::answer_type_of(& __mrtr_witness_0_1)),
                             ("ask size", __mrtr_private::answer_type_of(&
                             __mrtr_witness_0_0)), ("item", __mrtr_private::type_of(&
-                            __mrtr_slot_item)), ("lines", __mrtr_private::type_of(&
-                            __mrtr_slot_lines))])
+                            __mrtr_slot_3_item)), ("lines", __mrtr_private::type_of(&
+                            __mrtr_slot_1_lines))])
                         );
-                        __mrtr_slot_lines = __mrtr_try!(
-                            __mrtr_private::restore(& __mrtr_frame, "lines",
+                        __mrtr_slot_1_lines = __mrtr_try!(
+                            __mrtr_restore(& __mrtr_frame, "lines", __MRTR_LITERALS)
+                        );
+                        __mrtr_slot_2_iter_1 = __mrtr_try!(
+                            __mrtr_restore(& __mrtr_frame, "__mrtr_iter_1",
                             __MRTR_LITERALS)
                         );
-                        __mrtr_slot_iter_1 = __mrtr_try!(
-                            __mrtr_private::restore(& __mrtr_frame, "__mrtr_iter_1",
-                            __MRTR_LITERALS)
-                        );
-                        __mrtr_slot_item = __mrtr_try!(
-                            __mrtr_private::restore(& __mrtr_frame, "item",
-                            __MRTR_LITERALS)
+                        __mrtr_slot_3_item = __mrtr_try!(
+                            __mrtr_restore(& __mrtr_frame, "item", __MRTR_LITERALS)
                         );
                     }
                     _ => {
@@ -275,8 +258,8 @@ impl ::mrtr::__private::Machine for __mrtr_order::order {
                             );
                             #[allow(unreachable_code)]
                             {
-                                __mrtr_slot_lines = ::core::option::Option::Some(lines);
-                                __mrtr_slot_iter_1 = ::core::option::Option::Some(
+                                __mrtr_slot_1_lines = ::core::option::Option::Some(lines);
+                                __mrtr_slot_2_iter_1 = ::core::option::Option::Some(
                                     __mrtr_iter_1,
                                 );
                                 __mrtr_pc = 1u32;
@@ -286,7 +269,7 @@ impl ::mrtr::__private::Machine for __mrtr_order::order {
                         1u32 => {
                             #[allow(unused_mut, unused_variables)]
                             let mut __mrtr_iter_1 = __mrtr_try!(
-                                __mrtr_private::unslot(& mut __mrtr_slot_iter_1,
+                                __mrtr_private::unslot(& mut __mrtr_slot_2_iter_1,
                                 "__mrtr_iter_1")
                             );
                             #[allow(unreachable_code)]
@@ -303,22 +286,22 @@ impl ::mrtr::__private::Machine for __mrtr_order::order {
                                         __mrtr_witness_0_1 = ::core::option::Option::Some(
                                             __mrtr_private::answer_type(&__mrtr_question_1),
                                         );
-                                        __mrtr_slot_iter_1 = ::core::option::Option::Some(
+                                        __mrtr_slot_2_iter_1 = ::core::option::Option::Some(
                                             __mrtr_iter_1,
                                         );
-                                        __mrtr_slot_item = ::core::option::Option::Some(item);
+                                        __mrtr_slot_3_item = ::core::option::Option::Some(item);
                                         let mut __mrtr_frame_out = __mrtr_private::Frame::new();
                                         __mrtr_try!(
-                                            __mrtr_private::keep(& mut __mrtr_frame_out, "lines", &
-                                            __mrtr_slot_lines)
+                                            __mrtr_keep(& mut __mrtr_frame_out, "lines", &
+                                            __mrtr_slot_1_lines)
                                         );
                                         __mrtr_try!(
-                                            __mrtr_private::keep(& mut __mrtr_frame_out,
-                                            "__mrtr_iter_1", & __mrtr_slot_iter_1)
+                                            __mrtr_keep(& mut __mrtr_frame_out, "__mrtr_iter_1", &
+                                            __mrtr_slot_2_iter_1)
                                         );
                                         __mrtr_try!(
-                                            __mrtr_private::keep(& mut __mrtr_frame_out, "item", &
-                                            __mrtr_slot_item)
+                                            __mrtr_keep(& mut __mrtr_frame_out, "item", &
+                                            __mrtr_slot_3_item)
                                         );
                                         __mrtr_suspended = ::core::option::Option::Some(
                                             __mrtr_private::Suspension::new(
@@ -334,7 +317,7 @@ impl ::mrtr::__private::Machine for __mrtr_order::order {
                                                         &[
                                                             (
                                                                 "__mrtr_iter_1",
-                                                                __mrtr_private::type_of(&__mrtr_slot_iter_1),
+                                                                __mrtr_private::type_of(&__mrtr_slot_2_iter_1),
                                                             ),
                                                             (
                                                                 "ask extra",
@@ -344,8 +327,8 @@ impl ::mrtr::__private::Machine for __mrtr_order::order {
                                                                 "ask size",
                                                                 __mrtr_private::answer_type_of(&__mrtr_witness_0_0),
                                                             ),
-                                                            ("item", __mrtr_private::type_of(&__mrtr_slot_item)),
-                                                            ("lines", __mrtr_private::type_of(&__mrtr_slot_lines)),
+                                                            ("item", __mrtr_private::type_of(&__mrtr_slot_3_item)),
+                                                            ("lines", __mrtr_private::type_of(&__mrtr_slot_1_lines)),
                                                         ],
                                                     ),
                                                 )
@@ -366,7 +349,7 @@ impl ::mrtr::__private::Machine for __mrtr_order::order {
                             };
                             #[allow(unreachable_code)]
                             {
-                                __mrtr_slot_iter_1 = ::core::option::Option::Some(
+                                __mrtr_slot_2_iter_1 = ::core::option::Option::Some(
                                     __mrtr_iter_1,
                                 );
                                 __mrtr_pc = 3u32;
@@ -376,11 +359,11 @@ impl ::mrtr::__private::Machine for __mrtr_order::order {
                         4u32 => {
                             #[allow(unused_mut, unused_variables)]
                             let item = __mrtr_try!(
-                                __mrtr_private::unslot(& mut __mrtr_slot_item, "item")
+                                __mrtr_private::unslot(& mut __mrtr_slot_3_item, "item")
                             );
                             #[allow(unused_mut, unused_variables)]
                             let mut lines = __mrtr_try!(
-                                __mrtr_private::unslot(& mut __mrtr_slot_lines, "lines")
+                                __mrtr_private::unslot(& mut __mrtr_slot_1_lines, "lines")
                             );
                             let (size, extra) = (
                                 __mrtr_try!(
@@ -397,7 +380,7 @@ impl ::mrtr::__private::Machine for __mrtr_order::order {
                             };
                             #[allow(unreachable_code)]
                             {
-                                __mrtr_slot_lines = ::core::option::Option::Some(lines);
+                                __mrtr_slot_1_lines = ::core::option::Option::Some(lines);
                                 __mrtr_pc = 3u32;
                                 continue '__mrtr_machine;
                             }
@@ -409,7 +392,7 @@ impl ::mrtr::__private::Machine for __mrtr_order::order {
                         2u32 => {
                             #[allow(unused_mut, unused_variables)]
                             let mut lines = __mrtr_try!(
-                                __mrtr_private::unslot(& mut __mrtr_slot_lines, "lines")
+                                __mrtr_private::unslot(& mut __mrtr_slot_1_lines, "lines")
                             );
                             #[allow(unreachable_code, clippy::diverging_sub_expression)]
                             return Ok(lines.join("\n"));

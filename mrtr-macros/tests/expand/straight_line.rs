@@ -101,9 +101,39 @@ impl ::mrtr::__private::Machine for __mrtr_get_weather::get_weather {
                     __mrtr_try!(__mrtr_private::arguments(__mrtr_arguments)),
                 );
                 #[allow(unused_mut, unused_assignments)]
-                let mut __mrtr_slot_forecast = ::core::option::Option::None;
+                let mut __mrtr_slot_1_forecast = ::core::option::Option::None;
                 #[allow(unused_mut, unused_assignments)]
                 let mut __mrtr_witness_0_0 = ::core::option::Option::None;
+                #[allow(dead_code)]
+                trait __MrtrNeverImplemented {}
+                #[diagnostic::on_unimplemented(
+                    message = "`{Self}` cannot be kept in requestState across an `ask!`",
+                    label = "this value is used after an `ask!`, so it is kept in requestState",
+                    note = "kept values must implement Serialize and DeserializeOwned (derive them, forms and choices included) and cannot be references (except a `&'static str` that is one of the tool's string literals); or create the value again after the ask, or reach it through the context (`cx.state()`)"
+                )]
+                trait KeptAcrossAsk<M>: __mrtr_private::Kept {}
+                impl<T: __mrtr_private::Kept> KeptAcrossAsk<()> for T {}
+                impl<T: __mrtr_private::Kept + __MrtrNeverImplemented> KeptAcrossAsk<u8>
+                for T {}
+                fn __mrtr_keep<M, T: KeptAcrossAsk<M>>(
+                    frame: &mut __mrtr_private::Frame,
+                    name: &str,
+                    slot: &::core::option::Option<T>,
+                ) -> ::core::result::Result<(), __mrtr_private::StepError> {
+                    __mrtr_private::keep(frame, name, slot)
+                }
+                fn __mrtr_restore<M, T: KeptAcrossAsk<M>>(
+                    frame: &__mrtr_private::Frame,
+                    name: &str,
+                    literals: &'static [&'static str],
+                ) -> ::core::result::Result<
+                    ::core::option::Option<T>,
+                    __mrtr_private::StepError,
+                > {
+                    let value = __mrtr_private::restore(frame, name, literals)?;
+                    __mrtr_private::check_kept_round_trip(frame, name, &value);
+                    ::core::result::Result::Ok(value)
+                }
                 {
                     trait NeverImplemented {}
                     #[diagnostic::on_unimplemented(
@@ -120,24 +150,9 @@ impl ::mrtr::__private::Machine for __mrtr_get_weather::get_weather {
                     > {
                         ::core::option::Option::None
                     }
-                    #[diagnostic::on_unimplemented(
-                        message = "`{Self}` cannot be kept in requestState across an `ask!`",
-                        label = "this value is used after an `ask!`, so it is kept in requestState",
-                        note = "kept values must implement Serialize and DeserializeOwned (derive them, forms and choices included) and cannot be references (except a `&'static str` that is one of the tool's string literals); or create the value again after the ask, or reach it through the context (`cx.state()`)"
-                    )]
-                    trait KeptAcrossAsk<M>: __mrtr_private::Kept {}
-                    impl<T: __mrtr_private::Kept> KeptAcrossAsk<()> for T {}
-                    impl<T: __mrtr_private::Kept + NeverImplemented> KeptAcrossAsk<u8>
-                    for T {}
-                    fn kept_across_ask<M, T: KeptAcrossAsk<M>>() -> ::core::option::Option<
-                        T,
-                    > {
-                        ::core::option::Option::None
-                    }
                     #[allow(unreachable_code, unused_assignments)]
                     if false {
-                        __mrtr_slot_forecast = send_across_ask();
-                        __mrtr_slot_forecast = kept_across_ask();
+                        __mrtr_slot_1_forecast = send_across_ask();
                     }
                 }
                 #[allow(unused_mut, unused_assignments)]
@@ -155,11 +170,10 @@ impl ::mrtr::__private::Machine for __mrtr_get_weather::get_weather {
                             ::std::sync::OnceLock::new(); & __MRTR_KEPT_TYPES }, &
                             [("ask github_login", __mrtr_private::answer_type_of(&
                             __mrtr_witness_0_0)), ("forecast", __mrtr_private::type_of(&
-                            __mrtr_slot_forecast))])
+                            __mrtr_slot_1_forecast))])
                         );
-                        __mrtr_slot_forecast = __mrtr_try!(
-                            __mrtr_private::restore(& __mrtr_frame, "forecast",
-                            __MRTR_LITERALS)
+                        __mrtr_slot_1_forecast = __mrtr_try!(
+                            __mrtr_restore(& __mrtr_frame, "forecast", __MRTR_LITERALS)
                         );
                     }
                     _ => {
@@ -190,13 +204,13 @@ impl ::mrtr::__private::Machine for __mrtr_get_weather::get_weather {
                                 __mrtr_witness_0_0 = ::core::option::Option::Some(
                                     __mrtr_private::answer_type(&__mrtr_question_0),
                                 );
-                                __mrtr_slot_forecast = ::core::option::Option::Some(
+                                __mrtr_slot_1_forecast = ::core::option::Option::Some(
                                     forecast,
                                 );
                                 let mut __mrtr_frame_out = __mrtr_private::Frame::new();
                                 __mrtr_try!(
-                                    __mrtr_private::keep(& mut __mrtr_frame_out, "forecast", &
-                                    __mrtr_slot_forecast)
+                                    __mrtr_keep(& mut __mrtr_frame_out, "forecast", &
+                                    __mrtr_slot_1_forecast)
                                 );
                                 __mrtr_suspended = ::core::option::Option::Some(
                                     __mrtr_private::Suspension::new(
@@ -214,7 +228,10 @@ impl ::mrtr::__private::Machine for __mrtr_get_weather::get_weather {
                                                         "ask github_login",
                                                         __mrtr_private::answer_type_of(&__mrtr_witness_0_0),
                                                     ),
-                                                    ("forecast", __mrtr_private::type_of(&__mrtr_slot_forecast)),
+                                                    (
+                                                        "forecast",
+                                                        __mrtr_private::type_of(&__mrtr_slot_1_forecast),
+                                                    ),
                                                 ],
                                             ),
                                         )
@@ -232,7 +249,7 @@ impl ::mrtr::__private::Machine for __mrtr_get_weather::get_weather {
                             );
                             #[allow(unused_mut, unused_variables)]
                             let forecast = __mrtr_try!(
-                                __mrtr_private::unslot(& mut __mrtr_slot_forecast,
+                                __mrtr_private::unslot(& mut __mrtr_slot_1_forecast,
                                 "forecast")
                             );
                             let github_login = __mrtr_try!(

@@ -32,11 +32,12 @@ use std::borrow::Cow;
 use rmcp::handler::server::router::tool::ToolRoute;
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, ErrorCode,
-    GetPromptRequestParams, GetPromptResponse, Implementation, InputRequiredResult, JsonObject,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-    PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
-    ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestParams,
+    CompleteResult, ErrorCode, GetPromptRequestParams, GetPromptResponse, GetTaskParams,
+    GetTaskResult, Implementation, InputRequiredResult, JsonObject, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
+    ServerConfig, UpdateTaskParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -214,6 +215,7 @@ impl McpServer {
             RoundReply::InputRequired { requests, state } => {
                 CallToolResponse::InputRequired(convert::input_required(requests, state, info)?)
             }
+            RoundReply::Task(created) => CallToolResponse::Task(convert(created)?),
         })
     }
 }
@@ -345,11 +347,47 @@ impl ServerHandler for McpServer {
                 capabilities.insert(name.into(), Value::Object(Map::new()));
             }
         }
+        if server.serves_tasks() {
+            capabilities.insert(
+                "extensions".into(),
+                serde_json::json!({ (crate::task::TASKS_EXTENSION): {} }),
+            );
+        }
         let capabilities: ServerCapabilities =
             serde_json::from_value(Value::Object(capabilities)).unwrap_or_default();
         let info = server.info();
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new(&info.name, &info.version))
+    }
+
+    /// `tasks/get` (SEP-2663); rmcp has refused it already if the request did not declare
+    /// the tasks extension.
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        self.forward("tasks/get", request, &context).await
+    }
+
+    /// `tasks/update`: delivers answers to a task's pending questions (ack-only).
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let _: Value = self.forward("tasks/update", request, &context).await?;
+        Ok(())
+    }
+
+    /// `tasks/cancel`: cooperative and idempotent (ack-only).
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let _: Value = self.forward("tasks/cancel", request, &context).await?;
+        Ok(())
     }
 
     async fn list_tools(

@@ -12,6 +12,8 @@ use crate::machine::{CacheHint, CacheScope, Machine, Prompt, Resource, Tool};
 use crate::param_headers::{check_param_headers, declares_param_headers};
 use crate::single_use::{MemoryStore, ReplayStore};
 use crate::state::known_forms::KnownForms;
+use crate::task::TaskOptions;
+use crate::task::runtime::TaskRuntime;
 use crate::token::{KeyError, KeyRing, Mode, StateCodec};
 use crate::uri_template::UriTemplate;
 
@@ -37,6 +39,7 @@ pub struct ServerBuilder {
     max_rounds: u32,
     list_cache: CacheHint,
     completer: Option<Arc<dyn Complete>>,
+    tasks: TaskOptions,
 }
 
 /// The server could not be built.
@@ -91,6 +94,7 @@ impl Server {
                 scope: CacheScope::Public,
             },
             completer: None,
+            tasks: TaskOptions::default(),
         }
     }
 }
@@ -127,6 +131,14 @@ impl ServerBuilder {
     /// [`ServerBuilder::codec`] is given.
     pub fn audience(mut self, audience: impl Into<String>) -> Self {
         self.audience = Some(audience.into());
+        self
+    }
+
+    /// How tasks are kept (store, TTL, per-principal cap, lease): see [`TaskOptions`]. The
+    /// default keeps them in this process's memory; instances sharing tasks share a store
+    /// and the state keys.
+    pub fn tasks(mut self, options: TaskOptions) -> Self {
+        self.tasks = options;
         self
     }
 
@@ -261,6 +273,7 @@ impl ServerBuilder {
                 .iter()
                 .map(|(_, descriptor, _)| &descriptor.uri_template),
         )?;
+        let tasks = TaskRuntime::new(self.tasks, &codec)?;
         let info = ServerInfo {
             name: self.name,
             version: self.version,
@@ -284,6 +297,7 @@ impl ServerBuilder {
                 list_cache: self.list_cache,
                 completer: self.completer,
                 mirroring_tools,
+                tasks,
             }),
         })
     }

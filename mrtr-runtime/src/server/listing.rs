@@ -45,15 +45,22 @@ impl Server {
             Capability::Prompts => self.prompts().len() > 0,
             Capability::Resources => self.resource_templates().len() > 0,
             Capability::Completions => self.completes(),
+            Capability::Tasks => self.serves_tasks(),
         }
     }
 
     fn discover(&self) -> Value {
-        let capabilities: Map<String, Value> = Capability::ALL
+        let mut capabilities: Map<String, Value> = Capability::ALL
             .into_iter()
             .filter(|capability| self.offers(*capability))
             .map(|capability| (capability.as_str().into(), json!({})))
             .collect();
+        if self.serves_tasks() {
+            capabilities.insert(
+                "extensions".into(),
+                json!({ (crate::task::TASKS_EXTENSION): {} }),
+            );
+        }
         json!({
             "supportedVersions": [PROTOCOL_VERSION],
             "capabilities": capabilities,
@@ -72,6 +79,10 @@ pub(crate) fn tool_entry(descriptor: &ToolDescriptor) -> Value {
             ("description", &descriptor.description),
         ],
     );
+    // `forbidden` is the default: only a task-capable tool says so.
+    if descriptor.task.allows_tasks() {
+        entry["execution"] = json!({"taskSupport": descriptor.task.as_str()});
+    }
     entry
 }
 

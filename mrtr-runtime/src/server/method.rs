@@ -9,6 +9,16 @@ pub(super) enum Method {
     Round(RoundMethod),
     /// `completion/complete`.
     Complete,
+    /// `tasks/get`, `tasks/update` or `tasks/cancel` (SEP-2663).
+    Task(TaskMethod),
+}
+
+/// The methods of the tasks extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum TaskMethod {
+    Get,
+    Update,
+    Cancel,
 }
 
 /// The methods that describe the server without running anything.
@@ -36,6 +46,8 @@ pub(super) enum Capability {
     Prompts,
     Resources,
     Completions,
+    /// The tasks extension (declared under `extensions`, not as a capability of its own).
+    Tasks,
 }
 
 impl Method {
@@ -50,6 +62,9 @@ impl Method {
             "resources/templates/list" => Self::Listing(Listing::ResourceTemplates),
             "resources/read" => Self::Round(RoundMethod::ReadResource),
             "completion/complete" => Self::Complete,
+            "tasks/get" => Self::Task(TaskMethod::Get),
+            "tasks/update" => Self::Task(TaskMethod::Update),
+            "tasks/cancel" => Self::Task(TaskMethod::Cancel),
             _ => return None,
         })
     }
@@ -68,6 +83,7 @@ impl Method {
             Self::Listing(Listing::Resources | Listing::ResourceTemplates)
             | Self::Round(RoundMethod::ReadResource) => Some(Capability::Resources),
             Self::Complete => Some(Capability::Completions),
+            Self::Task(_) => Some(Capability::Tasks),
         }
     }
 }
@@ -98,6 +114,7 @@ impl Capability {
             Self::Prompts => "prompts",
             Self::Resources => "resources",
             Self::Completions => "completions",
+            Self::Tasks => crate::task::TASKS_EXTENSION,
         }
     }
 

@@ -12,6 +12,7 @@ mod method;
 mod params;
 mod reply;
 mod round;
+mod tasks;
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -92,6 +93,8 @@ struct Inner {
         allow(dead_code, reason = "read by the HTTP host")
     )]
     mirroring_tools: HashSet<String>,
+    /// Where tasks live and the steps running here.
+    tasks: crate::task::runtime::TaskRuntime,
 }
 
 impl Server {
@@ -262,6 +265,20 @@ impl Server {
                 Ok(self.reply_json(self.round(request).await?))
             }
             Method::Complete => self.complete_argument(params, principal).await,
+            Method::Task(method) => {
+                if !capabilities.tasks() {
+                    return Err(RpcError::missing_capability(
+                        serde_json::json!({"extensions": {(crate::task::TASKS_EXTENSION): {}}}),
+                        "tasks/* needs the io.modelcontextprotocol/tasks extension declared in \
+                         this request's clientCapabilities",
+                    ));
+                }
+                match method {
+                    method::TaskMethod::Get => self.get_task(params, principal).await,
+                    method::TaskMethod::Update => self.update_task(params, principal).await,
+                    method::TaskMethod::Cancel => self.cancel_task(params, principal).await,
+                }
+            }
         }
     }
 }

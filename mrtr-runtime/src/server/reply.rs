@@ -20,6 +20,8 @@ pub(crate) enum RoundReply {
         requests: Vec<(String, InputRequest)>,
         state: String,
     },
+    /// A task was created: the `CreateTaskResult`, shaped for the wire.
+    Task(Value),
 }
 
 impl Server {
@@ -35,6 +37,7 @@ impl Server {
                 cache: Some(cache),
             } => self.cacheable(result, cache),
             RoundReply::InputRequired { requests, state } => self.input_required(requests, state),
+            RoundReply::Task(created) => created,
         }
     }
 
@@ -65,7 +68,7 @@ impl Server {
         self.complete(result)
     }
 
-    fn with_server_info(&self, mut result: Value) -> Value {
+    pub(super) fn with_server_info(&self, mut result: Value) -> Value {
         if !result.get("_meta").is_some_and(Value::is_object) {
             result["_meta"] = json!({});
         }

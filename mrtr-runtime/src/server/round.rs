@@ -1,7 +1,7 @@
 //! One round of a `tools/call`, `prompts/get` or `resources/read`: find the target, run the
 //! engine, and say how the round ended.
 
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
 use super::Server;
 use super::method::RoundMethod;
@@ -11,6 +11,7 @@ use crate::engine::{RoundEnd, RoundInput, run_round};
 use crate::machine::CacheHint;
 use crate::protocol::RpcError;
 use crate::results::{CallToolResult, ToolOutput};
+use crate::task::{TASKS_EXTENSION, TaskSupport};
 
 /// One round's request with its params parsed: from JSON by [`Server::handle`], or from a
 /// host's own types (the rmcp adapter hands its typed params over without a JSON detour).
@@ -45,9 +46,24 @@ impl Server {
             .iter()
             .find(|(descriptor, _)| descriptor.name == name)
             .ok_or_else(|| RpcError::invalid_params(format!("unknown tool {name:?}")))?;
+        let declared = request.capabilities.tasks();
+        // A tool that only runs as a task refuses other clients before any of its code runs.
+        if descriptor.task == TaskSupport::Required && !declared {
+            return Err(RpcError::missing_capability(
+                json!({"extensions": {(TASKS_EXTENSION): {}}}),
+                format!(
+                    "tool {name:?} runs only as a task: declare the io.modelcontextprotocol/tasks \
+                     extension in this request's clientCapabilities"
+                ),
+            ));
+        }
         let arguments = Value::Object(request.arguments.take().unwrap_or_default());
         let (max_rounds, single_use) = (descriptor.max_rounds, descriptor.single_use);
-        let input = self.round_input(request, &arguments, max_rounds, single_use);
+        let principal = request.principal;
+        let capabilities = request.capabilities.clone();
+        let mut input = self.round_input(request, &arguments, max_rounds, single_use);
+        input.to_task = declared && descriptor.task.allows_tasks();
+        input.task_at_start = !descriptor.hands_off;
         // Tools report failures in the result (`isError`), where the model can read them.
         let failed = |message: String| RoundReply::Complete {
             result: CallToolResult::error(message).into_tool_result(),
@@ -61,6 +77,10 @@ impl Server {
             RoundEnd::InputRequired { requests, state } => {
                 RoundReply::InputRequired { requests, state }
             }
+            RoundEnd::HandOff(handed) => RoundReply::Task(
+                self.create_task(name, &arguments, principal, &capabilities, handed)
+                    .await?,
+            ),
             RoundEnd::Failed(message) => failed(message),
             RoundEnd::BadArguments(reason) => failed(format!("invalid arguments: {reason}")),
             RoundEnd::Denied(denied) => failed(denied.to_string()),
@@ -141,6 +161,8 @@ impl Server {
             principal: request.principal,
             max_rounds: max_rounds.unwrap_or(self.inner.max_rounds),
             single_use: single_use || self.inner.single_use,
+            to_task: false,
+            task_at_start: false,
         }
     }
 }
@@ -158,6 +180,8 @@ fn finish_non_tool(end: RoundEnd, cache: Option<CacheHint>) -> Result<RoundReply
         ))),
         RoundEnd::Denied(denied) => Err(RpcError::invalid_params(denied.to_string())),
         RoundEnd::TooManyRounds(cap) => Err(RpcError::invalid_params(too_many_rounds(cap))),
+        // Only tools hand off.
+        RoundEnd::HandOff(_) => Err(RpcError::internal("only a tool can run as a task")),
     }
 }
 

@@ -34,14 +34,14 @@ pub struct Script {
 }
 
 #[derive(Clone, Debug)]
-enum Scripted {
+pub(super) enum Scripted {
     Answer(Value),
     Fail(String),
     Refuse(String),
 }
 
 /// The JSON-RPC error code of a scripted client failure.
-const CLIENT_ERROR_CODE: i64 = -32603;
+pub(super) const CLIENT_ERROR_CODE: i64 = -32603;
 
 impl Script {
     /// An empty script.
@@ -92,7 +92,12 @@ impl Script {
             .push_back(scripted);
     }
 
-    fn next(&mut self, key: &str, question: &Value) -> Scripted {
+    /// Whether an answer is left for `key`.
+    pub(super) fn has(&self, key: &str) -> bool {
+        self.answers.get(key).is_some_and(|left| !left.is_empty())
+    }
+
+    pub(super) fn next(&mut self, key: &str, question: &Value) -> Scripted {
         self.answers
             .get_mut(key)
             .and_then(VecDeque::pop_front)

@@ -111,7 +111,7 @@ impl ArgumentsDigest {
 
 impl std::fmt::Debug for ArgumentsDigest {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "ArgumentsDigest({})", super::hex(&self.0[..8]))
+        write!(f, "ArgumentsDigest({})", crate::bytes::hex(&self.0[..8]))
     }
 }
 

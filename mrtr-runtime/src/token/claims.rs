@@ -7,7 +7,7 @@ use std::fmt;
 
 use sha2::{Digest, Sha256};
 
-use super::hex;
+use crate::bytes::hex;
 
 /// A 128-bit id, unique per sealed token (`jti`): the AEAD nonce, or the HMAC tag. Single-use
 /// stores key on it.
@@ -52,7 +52,7 @@ random_id!(FlowId);
 impl FlowId {
     pub(crate) fn random() -> Self {
         let mut bytes = [0u8; 16];
-        super::fill_random(&mut bytes);
+        crate::bytes::fill_random(&mut bytes);
         Self(bytes)
     }
 }

@@ -2,10 +2,12 @@
 //! checks would refuse it. A server answers every refusal with the same opaque `-32602` and
 //! only logs why; these let a tool (`mrtr inspect`) explain it.
 
+use super::binding::Binding;
 use super::claims::{self, Claims, Fingerprint};
+use super::codec::{DEFAULT_MAX_PAYLOAD_LEN, StateCodec};
 use super::error::Rejection;
+use super::mode::Mode;
 use super::wire::{self, Envelope};
-use super::{Binding, Mode, StateCodec};
 
 /// What every token shows without a key.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -43,7 +45,7 @@ impl TokenHeader {
         let Some((body, id)) = envelope.readable_body() else {
             return Ok(None);
         };
-        read_body(flags, &body, id, super::DEFAULT_MAX_PAYLOAD_LEN).map(Some)
+        read_body(flags, &body, id, DEFAULT_MAX_PAYLOAD_LEN).map(Some)
     }
 }
 
@@ -83,6 +85,15 @@ pub(super) fn read_body(
 }
 
 impl StateCodec {
+    /// What `token` holds, unauthenticated, its payload as bytes: the base of
+    /// `StateCodec::inspect` (state/inspect.rs), which renders the payload.
+    pub(crate) fn inspect_raw(&self, token: &str) -> Result<RawBody, Rejection> {
+        let (envelope, keys) = self.envelope(token)?;
+        let flags = envelope.flags();
+        let (body, id) = envelope.read_unauthenticated(&keys);
+        read_body(flags, &body, id, self.max_payload_len())
+    }
+
     /// Runs the server's checks on `token` presented with `binding` to code of
     /// `fingerprint`, in the server's order: `Ok` if the server would accept it, else the
     /// first check that refuses it. Nothing is logged. The payload itself is not decoded, nor

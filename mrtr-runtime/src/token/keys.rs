@@ -57,7 +57,7 @@ impl SecretKey {
     /// A fresh random 32-byte key from the operating system.
     pub fn random() -> Self {
         let mut bytes = vec![0u8; MIN_KEY_LEN];
-        super::fill_random(&mut bytes);
+        crate::bytes::fill_random(&mut bytes);
         Self(bytes)
     }
 

@@ -24,9 +24,9 @@ use chacha20poly1305::aead::{AeadInPlace, KeyInit};
 use chacha20poly1305::{XChaCha20Poly1305, XNonce};
 use hmac::Mac;
 
-use super::Mode;
 use super::error::Rejection;
 use super::keys::{DerivedKeys, MAX_KEY_ID_LEN};
+use super::mode::Mode;
 
 /// Version prefix of every token this crate seals. A token of another layout (`m1.`) is refused
 /// as malformed.

@@ -17,4 +17,17 @@ async fn greet(cx: &mrtr::Context) -> Result<String, ToolError> {
     Ok(short.to_owned())
 }
 
+// A borrow made by a method call: the attribute cannot see that `first` borrows `names`.
+#[mrtr::tool]
+async fn first_name(cx: &mrtr::Context) -> Result<String, ToolError> {
+    let names = vec![String::from("ada"), String::from("alan")];
+    let first = names.first();
+    if cx.round() > 5 {
+        let name = ask!(elicit::form::<Name>("Name?"));
+        let _ = name;
+        return Ok(String::new());
+    }
+    Ok(format!("{first:?}"))
+}
+
 fn main() {}

@@ -25,4 +25,13 @@ async fn greet() -> Result<String, ToolError> {
     Ok(conn.query())
 }
 
+// Deeper in the type: still one error, naming the kept type.
+#[mrtr::tool]
+async fn pool() -> Result<String, ToolError> {
+    let conns = vec![Connection::open()];
+    let name = ask!(elicit::form::<Name>("Name?"));
+    let _ = name;
+    Ok(conns[0].query())
+}
+
 fn main() {}
