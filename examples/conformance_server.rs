@@ -352,7 +352,14 @@ async fn test_input_required_result_prompt() -> Result<Vec<PromptMessage>, ToolE
 /// feature), else this process's memory. Instances that share the store and `MRTR_STATE_KEYS`
 /// serve each other's tasks.
 async fn task_options() -> Result<mrtr::TaskOptions, Box<dyn std::error::Error>> {
-    let options = mrtr::TaskOptions::new();
+    let mut options = mrtr::TaskOptions::new();
+    // scripts/tasks_multi_instance.sh runs more anonymous tasks than the default cap admits.
+    if let Some(cap) = std::env::var("MRTR_TASKS_PER_PRINCIPAL")
+        .ok()
+        .and_then(|cap| cap.parse().ok())
+    {
+        options = options.per_principal(cap);
+    }
     let Some(url) = std::env::var("MRTR_TASK_STORE")
         .ok()
         .filter(|url| !url.is_empty())
@@ -407,6 +414,7 @@ fn server(tasks: mrtr::TaskOptions) -> Result<Server, mrtr::BuildError> {
         .tool(confirm_delete)
         .tool(multi_input)
         .tool(test_tool_with_task)
+        .tool(durable_job)
         .prompt(test_simple_prompt)
         .prompt(test_prompt_with_arguments)
         .prompt(test_prompt_with_embedded_resource)
@@ -695,6 +703,39 @@ impl ResourceOutput for Png {
 #[mrtr::resource(uri = "test://static-binary", mime_type = "image/png")]
 async fn static_binary() -> Result<Png, ToolError> {
     Ok(Png)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Not a suite fixture: the task scripts/tasks_multi_instance.sh drives across three instances
+// (kept apart from the suite's fixtures; that script owns it).
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct DurableJobArgs {
+    /// The job's id, chosen by the client: the progress lines name it.
+    job: String,
+    /// How long the last step works, in milliseconds (at most 10,000).
+    #[serde(default)]
+    work_ms: u64,
+}
+
+/// A job for the multi-instance harness: asks who it is for (an MRTR round), hands off, asks
+/// for a go-ahead inside the task, then works for `work_ms`. It prints `job-started` and
+/// `job-completed` lines naming the job and this instance's `PORT`, which the harness counts:
+/// two lines for one job mean a step ran twice.
+#[mrtr::tool(task = "required")]
+async fn durable_job(args: DurableJobArgs) -> Result<String, ToolError> {
+    let user_name = ask!(elicit::form::<Name>("Who is the job for?"));
+    let name = user_name.accepted()?.name;
+    ask!(handoff());
+    let go_ahead = ask!(elicit::form::<Confirm>("Start the job?"));
+    if !go_ahead.accepted()?.ok {
+        return Ok(format!("job {} not started for {name}", args.job));
+    }
+    let port = std::env::var("PORT").unwrap_or_default();
+    eprintln!("job-started {} on {port}", args.job);
+    tokio::time::sleep(std::time::Duration::from_millis(args.work_ms.min(10_000))).await;
+    eprintln!("job-completed {} on {port}", args.job);
+    Ok(format!("job {} done for {name}", args.job))
 }
 
 #[tokio::main]
