@@ -51,49 +51,13 @@ start_instance() { # port variant
   pids+=("$!")
   pid_of[$1]="$!"
 }
-wait_for() { # port
-  for _ in $(seq 1 100); do
-    curl -s -o /dev/null -X POST -H 'Content-Type: application/json' --data '{}' "http://127.0.0.1:$1/mcp" && return 0
-    sleep 0.1
-  done
-  echo "nothing answers on port $1"; cat "$work"/*.log; exit 1
-}
+source "$(dirname "$0")/three_instances.sh"
 for port in "${ports[@]}"; do start_instance "$port" 1; done
 for port in "${ports[@]}"; do wait_for "$port"; done
 
-cat >"$work/nginx.conf" <<NGINX
-worker_processes 1;
-daemon off;
-pid $work/nginx.pid;
-error_log $work/nginx-error.log warn;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  client_body_temp_path $work/tmp/body;
-  proxy_temp_path $work/tmp/proxy;
-  fastcgi_temp_path $work/tmp/fastcgi;
-  uwsgi_temp_path $work/tmp/uwsgi;
-  scgi_temp_path $work/tmp/scgi;
-  upstream mrtr {
-    server 127.0.0.1:${ports[0]} max_fails=0;
-    server 127.0.0.1:${ports[1]} max_fails=0;
-    server 127.0.0.1:${ports[2]} max_fails=0;
-  }
-  server {
-    listen 127.0.0.1:$balancer;
-    location /mcp {
-      proxy_pass http://mrtr;
-      proxy_set_header Host localhost;
-      proxy_http_version 1.1;
-      # An instance stopping mid-deploy can drop a request it already accepted: send the round
-      # to another instance (a round may run again; that is what the idempotency key is for).
-      proxy_next_upstream error timeout non_idempotent;
-    }
-  }
-}
-NGINX
-nginx -p "$work" -c "$work/nginx.conf" &
-wait_for "$balancer"
+# An instance stopping mid-deploy can drop a request it already accepted: send the round
+# to another instance (a round may run again; that is what the idempotency key is for).
+start_balancer "error timeout non_idempotent"
 
 echo "== run 1: $flows flows, $concurrency at a time, keys rotated in the middle"
 TARGET="127.0.0.1:$balancer" FLOWS="$flows" CONCURRENCY="$concurrency" "$bin/load_driver" >"$work/run1.txt" 2>"$work/run1.err" &

@@ -1,6 +1,6 @@
 //! The byte-level pieces every binary layout of the runtime is written with (the token's
 //! claims, the saved state, the frame): LEB128 varints, length-prefixed byte strings, a reader
-//! over them, and one unkeyed hash. A leaf: it knows no layout.
+//! over them, one unkeyed hash, random bytes and hex. A leaf: it knows no layout.
 
 /// Appends `value` as an unsigned LEB128 varint.
 pub(crate) fn put_varint(out: &mut Vec<u8>, mut value: u64) {
