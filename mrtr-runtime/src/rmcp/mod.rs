@@ -198,6 +198,7 @@ impl McpServer {
             request_state: retry.request_state.as_deref(),
             capabilities,
             principal,
+            trace: crate::telemetry::RequestTrace::default(),
         };
         crate::server::until_cancelled(self.server.round(request), cancelled)
             .await

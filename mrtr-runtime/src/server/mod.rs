@@ -25,6 +25,7 @@ use crate::machine::{
     CacheHint, Prompt, PromptDescriptor, Resource, ResourceDescriptor, Tool, ToolDescriptor,
 };
 use crate::protocol::{RpcError, codes};
+use crate::telemetry::{JsonRpcId, RequestTrace};
 use crate::token::StateCodec;
 use crate::uri_template::UriTemplate;
 
@@ -111,7 +112,9 @@ impl Server {
         params: Value,
         principal: Option<&str>,
     ) -> Result<Value, RpcError> {
-        self.dispatch(method, Some(&params), principal).await
+        // The host keeps the request's id: its span has none.
+        self.dispatch(method, Some(&params), &Value::Null, principal)
+            .await
     }
 
     /// The application state of type `T` registered with [`ServerBuilder::state`].
@@ -215,7 +218,7 @@ impl Server {
             request.get("method").and_then(Value::as_str),
         ) {
             (Some("2.0"), Some(method)) => {
-                self.dispatch(method, request.get("params"), principal)
+                self.dispatch(method, request.get("params"), &id, principal)
                     .await
             }
             _ => Err(RpcError::new(
@@ -230,6 +233,7 @@ impl Server {
         &self,
         method: &str,
         params: Option<&Value>,
+        id: &Value,
         principal: Option<&str>,
     ) -> Result<Value, RpcError> {
         let Some(parsed) = Method::parse(method) else {
@@ -261,7 +265,12 @@ impl Server {
         match parsed {
             Method::Listing(listing) => Ok(self.listing(listing)),
             Method::Round(method) => {
-                let request = params::round_request(method, params, capabilities, principal)?;
+                let trace = RequestTrace {
+                    id: JsonRpcId::of(id),
+                    meta,
+                };
+                let request =
+                    params::round_request(method, params, capabilities, principal, trace)?;
                 Ok(self.reply_json(self.round(request).await?))
             }
             Method::Complete => self.complete_argument(params, principal).await,

@@ -12,6 +12,7 @@ use crate::machine::CacheHint;
 use crate::protocol::RpcError;
 use crate::results::{CallToolResult, ToolOutput};
 use crate::task::{TASKS_EXTENSION, TaskSupport};
+use crate::telemetry::RequestTrace;
 
 /// One round's request with its params parsed: from JSON by [`Server::handle`], or from a
 /// host's own types (the rmcp adapter hands its typed params over without a JSON detour).
@@ -25,6 +26,8 @@ pub(crate) struct RoundRequest<'a> {
     pub(crate) request_state: Option<&'a str>,
     pub(crate) capabilities: ClientCapabilities,
     pub(crate) principal: Option<&'a str>,
+    /// The request's id and `_meta`, for its span.
+    pub(crate) trace: RequestTrace<'a>,
 }
 
 impl Server {
@@ -163,6 +166,7 @@ impl Server {
             single_use: single_use || self.inner.single_use,
             to_task: false,
             task_at_start: false,
+            trace: request.trace,
         }
     }
 }
