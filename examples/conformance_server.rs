@@ -9,9 +9,9 @@
 
 use mrtr::rmcp::McpServer;
 use mrtr::{
-    Answer, CallToolResult, Choice, Completion, CompletionRequest, Context, Form, PromptMessage,
-    Reply, ResourceOutput, SamplingRequest, Server, ToolError, content, elicit, handoff, roots,
-    sample,
+    Answer, AnswerError, CallToolResult, Choice, Completion, CompletionRequest, Context, Form,
+    PromptMessage, Reply, ResourceOutput, SamplingRequest, Server, ToolError, content, elicit,
+    handoff, roots, sample,
 };
 use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use serde_json::{Map, Value, json};
@@ -314,7 +314,7 @@ impl Form for AllEnumShapes {
         schema
     }
 
-    fn from_content(content: &Map<String, Value>) -> Result<Self, String> {
+    fn from_content(content: &Map<String, Value>) -> Result<Self, AnswerError> {
         let legacy_enum = content
             .get("legacyEnum")
             .and_then(Value::as_str)

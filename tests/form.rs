@@ -87,7 +87,7 @@ fn narrow_integers_advertise_their_range() {
 
 fn decode(content: Value) -> Result<Everything, String> {
     let content = validate_content(&Everything::requested_schema(), &content)?;
-    Everything::from_content(&content)
+    Everything::from_content(&content).map_err(|error| error.to_string())
 }
 
 #[test]

@@ -694,7 +694,7 @@ fn expand(input: &DeriveInput, krate: &Path, fields: Option<&[Field<'_>]>) -> To
             #[automatically_derived]
             impl #impl_generics #private::Form for #ident #type_generics #where_clause {
                 fn requested_schema() -> #private::Value { ::core::unreachable!() }
-                fn from_content(_: &#private::Map<::std::string::String, #private::Value>) -> ::core::result::Result<Self, ::std::string::String> {
+                fn from_content(_: &#private::Map<::std::string::String, #private::Value>) -> ::core::result::Result<Self, #private::AnswerError> {
                     ::core::unreachable!()
                 }
             }
@@ -749,7 +749,7 @@ fn expand(input: &DeriveInput, krate: &Path, fields: Option<&[Field<'_>]>) -> To
         let functions = field_functions(field);
         quote! {
             #ident: (Self::#functions.2)(__content.get(#wire_name))
-                .map_err(|__error| ::std::format!("`{}`: {}", #wire_name, __error))?
+                .map_err(|__error| #private::AnswerError::new(::std::format!("`{}`: {}", #wire_name, __error)))?
         }
     });
     quote! {
@@ -761,7 +761,7 @@ fn expand(input: &DeriveInput, krate: &Path, fields: Option<&[Field<'_>]>) -> To
                 __form.into_value()
             }
 
-            fn from_content(__content: &#private::Map<::std::string::String, #private::Value>) -> ::core::result::Result<Self, ::std::string::String> {
+            fn from_content(__content: &#private::Map<::std::string::String, #private::Value>) -> ::core::result::Result<Self, #private::AnswerError> {
                 ::core::result::Result::Ok(Self { #(#decoders,)* })
             }
         }

@@ -144,7 +144,46 @@ pub trait FromAnswer: Sized {
     const OPTIONAL: bool = false;
 
     /// Decodes the validated answer.
-    fn from_answer(answer: &Value) -> Result<Self, String>;
+    fn from_answer(answer: &Value) -> Result<Self, AnswerError>;
+}
+
+/// An answer that passed validation but does not decode into the type asked for: the request
+/// sent and the type disagree. The round fails with the reason, naming the key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AnswerError(String);
+
+impl AnswerError {
+    /// An answer that does not decode, because of `reason` (shown to the client with the key).
+    pub fn new(reason: impl Into<String>) -> Self {
+        Self(reason.into())
+    }
+
+    /// The reason, as given.
+    pub fn reason(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for AnswerError {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for AnswerError {}
+
+/// A reason, as [`FormField::decode`](crate::FormField::decode) gives it, so that `?` works in a
+/// hand-written [`Form::from_content`].
+impl From<String> for AnswerError {
+    fn from(reason: String) -> Self {
+        Self(reason)
+    }
+}
+
+impl From<&str> for AnswerError {
+    fn from(reason: &str) -> Self {
+        Self(reason.to_owned())
+    }
 }
 
 fn action_and_content(answer: &Value) -> (&str, Option<&Map<String, Value>>) {
@@ -157,8 +196,8 @@ fn action_and_content(answer: &Value) -> (&str, Option<&Map<String, Value>>) {
 
 fn elicitation<T>(
     answer: &Value,
-    accept: impl FnOnce(Option<&Map<String, Value>>) -> Result<T, String>,
-) -> Result<Answer<T>, String> {
+    accept: impl FnOnce(Option<&Map<String, Value>>) -> Result<T, AnswerError>,
+) -> Result<Answer<T>, AnswerError> {
     match action_and_content(answer) {
         ("accept", content) => accept(content).map(Answer::Accept),
         ("decline", _) => Ok(Answer::Decline),
@@ -167,7 +206,7 @@ fn elicitation<T>(
 }
 
 impl<T: Form> FromAnswer for Answer<T> {
-    fn from_answer(answer: &Value) -> Result<Self, String> {
+    fn from_answer(answer: &Value) -> Result<Self, AnswerError> {
         elicitation(answer, |content| {
             T::from_content(content.unwrap_or(&Map::new()))
         })
@@ -182,19 +221,19 @@ fn selected(content: Option<&Map<String, Value>>) -> Option<&Value> {
 
 /// A single choice: the value of the selected option.
 impl FromAnswer for Answer<String> {
-    fn from_answer(answer: &Value) -> Result<Self, String> {
+    fn from_answer(answer: &Value) -> Result<Self, AnswerError> {
         elicitation(answer, |content| {
             selected(content)
                 .and_then(Value::as_str)
                 .map(str::to_owned)
-                .ok_or_else(|| "the selected option is missing".to_owned())
+                .ok_or_else(|| AnswerError::new("the selected option is missing"))
         })
     }
 }
 
 /// A multi-select: the values of the selected options, in the order the client sent them.
 impl FromAnswer for Answer<Vec<String>> {
-    fn from_answer(answer: &Value) -> Result<Self, String> {
+    fn from_answer(answer: &Value) -> Result<Self, AnswerError> {
         elicitation(answer, |content| {
             selected(content)
                 .and_then(Value::as_array)
@@ -204,25 +243,25 @@ impl FromAnswer for Answer<Vec<String>> {
                         .map(|value| value.as_str().map(str::to_owned))
                         .collect()
                 })
-                .ok_or_else(|| "the selected options are missing".to_owned())
+                .ok_or_else(|| AnswerError::new("the selected options are missing"))
         })
     }
 }
 
 /// A URL elicitation: accept means consent only.
 impl FromAnswer for Answer<()> {
-    fn from_answer(answer: &Value) -> Result<Self, String> {
+    fn from_answer(answer: &Value) -> Result<Self, AnswerError> {
         elicitation(answer, |_| Ok(()))
     }
 }
 
 impl FromAnswer for Reply<SampledMessage> {
-    fn from_answer(answer: &Value) -> Result<Self, String> {
+    fn from_answer(answer: &Value) -> Result<Self, AnswerError> {
         match answer {
             Value::Null => Ok(Reply::Missing),
             answered => SampledMessage::deserialize(answered)
                 .map(Reply::Answered)
-                .map_err(|e| e.to_string()),
+                .map_err(|error| AnswerError::new(error.to_string())),
         }
     }
 }
@@ -231,7 +270,7 @@ impl FromAnswer for Reply<SampledMessage> {
 impl FromAnswer for () {
     const OPTIONAL: bool = true;
 
-    fn from_answer(_: &Value) -> Result<Self, String> {
+    fn from_answer(_: &Value) -> Result<Self, AnswerError> {
         Ok(())
     }
 }
@@ -243,12 +282,12 @@ struct RootsResult {
 }
 
 impl FromAnswer for Reply<Vec<Root>> {
-    fn from_answer(answer: &Value) -> Result<Self, String> {
+    fn from_answer(answer: &Value) -> Result<Self, AnswerError> {
         match answer {
             Value::Null => Ok(Reply::Missing),
             answered => RootsResult::deserialize(answered)
                 .map(|result| Reply::Answered(result.roots))
-                .map_err(|e| e.to_string()),
+                .map_err(|error| AnswerError::new(error.to_string())),
         }
     }
 }

@@ -42,7 +42,7 @@ pub mod testing;
 pub mod token;
 mod uri_template;
 
-pub use answer::{Answer, FromAnswer, NotAccepted, Reply, Root, SampledMessage};
+pub use answer::{Answer, AnswerError, FromAnswer, NotAccepted, Reply, Root, SampledMessage};
 pub use ask::{Ask, SamplingRequest, elicit, recheck, roots, sample};
 pub use capabilities::{ClientCapabilities, InputKind};
 pub use completion::{
@@ -65,7 +65,7 @@ pub use results::{
 pub use server::{BuildError, DEFAULT_MAX_ROUNDS, Server, ServerBuilder, ServerInfo};
 #[cfg(feature = "redis")]
 pub use single_use::RedisStore;
-pub use single_use::{MemoryStore, Redemption, ReplayStore};
+pub use single_use::{MemoryStore, Redemption, ReplayStore, ReplayStoreError};
 pub use state::Frame;
 pub use task::{TaskOptions, TaskSupport, handoff};
 pub use uri_template::UriTemplate;
@@ -86,6 +86,7 @@ macro_rules! ask {
 /// What generated code names. Not part of the public API: no stability guarantees.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::answer::AnswerError;
     pub use crate::ask;
     pub use crate::capabilities::InputKind;
     pub use crate::context::{BoxFuture, Context};

@@ -197,18 +197,18 @@ impl Answers {
     /// Takes the answer to `key` as `A`. Each answer can be taken once.
     pub fn take<A: FromAnswer>(&mut self, key: &str) -> Result<A, StepError> {
         if A::OPTIONAL && !self.values.contains_key(key) {
-            return A::from_answer(&Value::Null).map_err(|reason| StepError::Answer {
+            return A::from_answer(&Value::Null).map_err(|error| StepError::Answer {
                 key: key.to_owned(),
-                reason,
+                reason: error.to_string(),
             });
         }
         let value = self.values.remove(key).ok_or_else(|| StepError::Answer {
             key: key.to_owned(),
             reason: "no answer for this key at this resume point".to_owned(),
         })?;
-        A::from_answer(&value).map_err(|reason| StepError::Answer {
+        A::from_answer(&value).map_err(|error| StepError::Answer {
             key: key.to_owned(),
-            reason,
+            reason: error.to_string(),
         })
     }
 

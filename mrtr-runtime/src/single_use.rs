@@ -13,6 +13,26 @@ use std::sync::Mutex;
 use crate::context::BoxFuture;
 use crate::token::TokenId;
 
+/// A single-use store that could not answer (unreachable, full). The round fails closed: the
+/// client gets an internal error, the reason goes to the server's log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplayStoreError(String);
+
+impl ReplayStoreError {
+    /// A failure described by `reason` (for the server's log).
+    pub fn new(reason: impl Into<String>) -> Self {
+        Self(reason.into())
+    }
+}
+
+impl std::fmt::Display for ReplayStoreError {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(formatter, "the single-use store failed: {}", self.0)
+    }
+}
+
+impl std::error::Error for ReplayStoreError {}
+
 /// Where consumed token ids are remembered until their token can no longer be accepted.
 /// Implement it on a shared store (Redis, a database) when several instances serve the same
 /// flows.
@@ -25,13 +45,16 @@ pub trait ReplayStore: Send + Sync + 'static {
         token: TokenId,
         keep_until: u64,
         now: u64,
-    ) -> BoxFuture<'_, Result<bool, String>>;
+    ) -> BoxFuture<'_, Result<bool, ReplayStoreError>>;
 
     /// What the server calls: [`ReplayStore::consume`] with what else it knows of the
     /// redemption (the principal, the codec's clock-skew allowance). By default the rest is
     /// ignored; a store shared by instances whose clocks differ, or one that shares its
     /// capacity among principals, overrides it.
-    fn redeem<'a>(&'a self, redemption: Redemption<'a>) -> BoxFuture<'a, Result<bool, String>> {
+    fn redeem<'a>(
+        &'a self,
+        redemption: Redemption<'a>,
+    ) -> BoxFuture<'a, Result<bool, ReplayStoreError>> {
         self.consume(redemption.token, redemption.keep_until, redemption.now)
     }
 }
@@ -183,7 +206,7 @@ impl MemoryStore {
             .unwrap_or_else(|poison| poison.into_inner())
     }
 
-    fn take(&self, redemption: Redemption<'_>) -> Result<bool, String> {
+    fn take(&self, redemption: Redemption<'_>) -> Result<bool, ReplayStoreError> {
         let Redemption {
             token,
             keep_until,
@@ -220,17 +243,17 @@ impl MemoryStore {
             *swept_when = now;
         }
         if until.len() >= self.capacity {
-            return Err(format!(
+            return Err(ReplayStoreError::new(format!(
                 "the in-memory single-use store is full ({} live ids)",
                 self.capacity
-            ));
+            )));
         }
         if held_by(held, owner) >= self.per_principal {
-            return Err(format!(
+            return Err(ReplayStoreError::new(format!(
                 "one principal holds its whole share of the in-memory single-use store ({} \
                  live ids); its rounds fail until some expire, other principals' go through",
                 self.per_principal
-            ));
+            )));
         }
         until.insert(
             token,
@@ -265,13 +288,16 @@ impl ReplayStore for MemoryStore {
         token: TokenId,
         keep_until: u64,
         now: u64,
-    ) -> BoxFuture<'_, Result<bool, String>> {
+    ) -> BoxFuture<'_, Result<bool, ReplayStoreError>> {
         Box::pin(std::future::ready(
             self.take(Redemption::new(token, keep_until, now)),
         ))
     }
 
-    fn redeem<'a>(&'a self, redemption: Redemption<'a>) -> BoxFuture<'a, Result<bool, String>> {
+    fn redeem<'a>(
+        &'a self,
+        redemption: Redemption<'a>,
+    ) -> BoxFuture<'a, Result<bool, ReplayStoreError>> {
         Box::pin(std::future::ready(self.take(redemption)))
     }
 }
@@ -327,12 +353,15 @@ impl ReplayStore for RedisStore {
         token: TokenId,
         keep_until: u64,
         now: u64,
-    ) -> BoxFuture<'_, Result<bool, String>> {
+    ) -> BoxFuture<'_, Result<bool, ReplayStoreError>> {
         let skew = crate::token::DEFAULT_CLOCK_SKEW.as_secs();
         self.redeem(Redemption::new(token, keep_until, now).clock_skew(skew))
     }
 
-    fn redeem<'a>(&'a self, redemption: Redemption<'a>) -> BoxFuture<'a, Result<bool, String>> {
+    fn redeem<'a>(
+        &'a self,
+        redemption: Redemption<'a>,
+    ) -> BoxFuture<'a, Result<bool, ReplayStoreError>> {
         let key = format!("{}{}", self.prefix, redemption.token);
         // Every instance must see the id until it stops accepting the token by its own clock.
         let ttl_ms = redemption.shared_retention_ms();
@@ -346,7 +375,7 @@ impl ReplayStore for RedisStore {
                 .arg(ttl_ms)
                 .query_async(&mut connection)
                 .await
-                .map_err(|error| error.to_string())?;
+                .map_err(|error| ReplayStoreError::new(error.to_string()))?;
             Ok(set.is_some())
         })
     }
@@ -364,11 +393,21 @@ mod tests {
 
     impl MemoryStore {
         /// An anonymous redemption.
-        fn redeem_at(&self, token: TokenId, keep_until: u64, now: u64) -> Result<bool, String> {
+        fn redeem_at(
+            &self,
+            token: TokenId,
+            keep_until: u64,
+            now: u64,
+        ) -> Result<bool, ReplayStoreError> {
             self.take(Redemption::new(token, keep_until, now))
         }
 
-        fn redeem_as(&self, principal: &str, keep_until: u64, now: u64) -> Result<bool, String> {
+        fn redeem_as(
+            &self,
+            principal: &str,
+            keep_until: u64,
+            now: u64,
+        ) -> Result<bool, ReplayStoreError> {
             self.take(Redemption::new(id(), keep_until, now).principal(Some(principal)))
         }
     }
@@ -412,7 +451,7 @@ mod tests {
         for _ in 0..10 {
             assert_eq!(store.redeem_as("mallory", 50, 0), Ok(true));
         }
-        let refused = store.redeem_as("mallory", 50, 0).unwrap_err();
+        let refused = store.redeem_as("mallory", 50, 0).unwrap_err().to_string();
         assert!(refused.contains("share"), "{refused}");
         assert!(
             !refused.contains("mallory"),

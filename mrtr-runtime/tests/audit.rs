@@ -12,9 +12,9 @@ use mrtr_runtime::token::{
     Fingerprint, KeyId, KeyRing, ManualClock, SecretKey, StateCodec, TokenId,
 };
 use mrtr_runtime::{
-    Access, Answer, BoxFuture, CallToolResult, DEFAULT_MAX_ROUNDS, Denied, Form, Machine, Outcome,
-    Prompt, PromptDescriptor, Redemption, ReplayStore, Server, ServerBuilder, Step, StepError,
-    Suspension, Tool, ToolDescriptor, ToolOutput, elicit, recheck,
+    Access, Answer, AnswerError, BoxFuture, CallToolResult, DEFAULT_MAX_ROUNDS, Denied, Form,
+    Machine, Outcome, Prompt, PromptDescriptor, Redemption, ReplayStore, ReplayStoreError, Server,
+    ServerBuilder, Step, StepError, Suspension, Tool, ToolDescriptor, ToolOutput, elicit, recheck,
 };
 use serde_json::{Map, Value, json};
 use support::{Client, accept, error_code, keys, result, state, text, within};
@@ -27,7 +27,7 @@ impl Form for Name {
     fn requested_schema() -> Value {
         json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]})
     }
-    fn from_content(content: &Map<String, Value>) -> Result<Self, String> {
+    fn from_content(content: &Map<String, Value>) -> Result<Self, AnswerError> {
         Ok(Self {
             name: String::decode(content.get("name"))?,
         })
@@ -356,8 +356,8 @@ async fn invalid_requests_are_minus_32600() {
 struct Down;
 
 impl ReplayStore for Down {
-    fn consume(&self, _: TokenId, _: u64, _: u64) -> BoxFuture<'_, Result<bool, String>> {
-        Box::pin(async { Err("connection refused".to_owned()) })
+    fn consume(&self, _: TokenId, _: u64, _: u64) -> BoxFuture<'_, Result<bool, ReplayStoreError>> {
+        Box::pin(async { Err(ReplayStoreError::new("connection refused")) })
     }
 }
 
@@ -564,11 +564,14 @@ type Told = (Option<String>, u64);
 struct Recording(Arc<std::sync::Mutex<Vec<Told>>>);
 
 impl ReplayStore for Recording {
-    fn consume(&self, _: TokenId, _: u64, _: u64) -> BoxFuture<'_, Result<bool, String>> {
+    fn consume(&self, _: TokenId, _: u64, _: u64) -> BoxFuture<'_, Result<bool, ReplayStoreError>> {
         unreachable!("the server calls redeem")
     }
 
-    fn redeem<'a>(&'a self, redemption: Redemption<'a>) -> BoxFuture<'a, Result<bool, String>> {
+    fn redeem<'a>(
+        &'a self,
+        redemption: Redemption<'a>,
+    ) -> BoxFuture<'a, Result<bool, ReplayStoreError>> {
         let seen = (
             redemption.principal.map(str::to_owned),
             redemption.clock_skew,

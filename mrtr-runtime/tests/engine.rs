@@ -9,8 +9,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use mrtr_runtime::form::FormField;
 use mrtr_runtime::token::{Fingerprint, KeyId, KeyRing, SecretKey};
 use mrtr_runtime::{
-    Access, Answer, BoxFuture, CacheHint, CacheScope, CallToolResult, Denied, Form, Machine,
-    Outcome, Prompt, PromptDescriptor, PromptMessage, PromptOutput, Reply, Resource,
+    Access, Answer, AnswerError, BoxFuture, CacheHint, CacheScope, CallToolResult, Denied, Form,
+    Machine, Outcome, Prompt, PromptDescriptor, PromptMessage, PromptOutput, Reply, Resource,
     ResourceContents, ResourceDescriptor, ResourceOutput, SampledMessage, SamplingRequest, Server,
     Step, StepError, Suspension, Tool, ToolDescriptor, ToolOutput, elicit, recheck, sample,
 };
@@ -27,7 +27,7 @@ impl Form for Name {
     fn requested_schema() -> Value {
         json!({"type": "object", "properties": {"name": {"type": "string", "minLength": 2}}, "required": ["name"]})
     }
-    fn from_content(content: &Map<String, Value>) -> Result<Self, String> {
+    fn from_content(content: &Map<String, Value>) -> Result<Self, AnswerError> {
         Ok(Self {
             name: String::decode(content.get("name"))?,
         })
@@ -42,7 +42,7 @@ impl Form for Meal {
     fn requested_schema() -> Value {
         json!({"type": "object", "properties": {"meal": {"type": "string", "enum": ["veg", "fish"]}}, "required": ["meal"]})
     }
-    fn from_content(content: &Map<String, Value>) -> Result<Self, String> {
+    fn from_content(content: &Map<String, Value>) -> Result<Self, AnswerError> {
         Ok(Self {
             meal: String::decode(content.get("meal"))?,
         })

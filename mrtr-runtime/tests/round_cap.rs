@@ -12,8 +12,9 @@ use mrtr_runtime::form::FormField;
 use mrtr_runtime::legacy::{ClientFailure, LegacySession, RequestToClient};
 use mrtr_runtime::token::{Fingerprint, KeyId, KeyRing, SecretKey};
 use mrtr_runtime::{
-    Answer, BoxFuture, CallToolResult, ClientCapabilities, Form, LegacyOptions, Machine, Outcome,
-    Server, Step, StepError, Suspension, Tool, ToolDescriptor, ToolOutput, elicit, recheck,
+    Answer, AnswerError, BoxFuture, CallToolResult, ClientCapabilities, Form, LegacyOptions,
+    Machine, Outcome, Server, Step, StepError, Suspension, Tool, ToolDescriptor, ToolOutput,
+    elicit, recheck,
 };
 use serde_json::{Map, Value, json};
 use support::{Client, accept, result, state, within};
@@ -31,7 +32,7 @@ impl Form for Code {
     fn requested_schema() -> Value {
         json!({"type": "object", "properties": {"code": {"type": "string"}}, "required": ["code"]})
     }
-    fn from_content(content: &Map<String, Value>) -> Result<Self, String> {
+    fn from_content(content: &Map<String, Value>) -> Result<Self, AnswerError> {
         Ok(Self {
             code: String::decode(content.get("code"))?,
         })

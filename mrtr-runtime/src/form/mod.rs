@@ -11,6 +11,8 @@ mod validate;
 
 use serde_json::{Map, Value};
 
+use crate::answer::AnswerError;
+
 pub use field::{Choice, ChoiceOption, FormField};
 
 /// What `#[derive(Form)]` and `#[derive(Choice)]` generate code against. Not a public API.
@@ -97,7 +99,7 @@ pub trait Form: Sized {
 
     /// Builds the value from `content` that already passed [`validate_content`] against
     /// [`Form::requested_schema`]. An error here means the two disagree.
-    fn from_content(content: &Map<String, Value>) -> Result<Self, String>;
+    fn from_content(content: &Map<String, Value>) -> Result<Self, AnswerError>;
 }
 
 /// Builds a form's `requestedSchema` one field at a time (what `#[derive(Form)]` emits, and a
