@@ -198,6 +198,7 @@ impl McpServer {
             request_state: retry.request_state.as_deref(),
             capabilities,
             principal,
+            on_session: false,
         };
         crate::server::until_cancelled(self.server.round(request), cancelled)
             .await

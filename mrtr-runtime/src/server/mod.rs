@@ -111,7 +111,18 @@ impl Server {
         params: Value,
         principal: Option<&str>,
     ) -> Result<Value, RpcError> {
-        self.dispatch(method, Some(&params), principal).await
+        self.dispatch(method, Some(&params), principal, false).await
+    }
+
+    /// [`Server::handle_request`] for a round of a 2025-era session (legacy.rs): the whole
+    /// body runs there, so its hand-off point is passed and a task-only tool is not refused.
+    pub(crate) async fn handle_session_request(
+        &self,
+        method: &str,
+        params: Value,
+        principal: Option<&str>,
+    ) -> Result<Value, RpcError> {
+        self.dispatch(method, Some(&params), principal, true).await
     }
 
     /// The application state of type `T` registered with [`ServerBuilder::state`].
@@ -215,7 +226,7 @@ impl Server {
             request.get("method").and_then(Value::as_str),
         ) {
             (Some("2.0"), Some(method)) => {
-                self.dispatch(method, request.get("params"), principal)
+                self.dispatch(method, request.get("params"), principal, false)
                     .await
             }
             _ => Err(RpcError::new(
@@ -231,6 +242,7 @@ impl Server {
         method: &str,
         params: Option<&Value>,
         principal: Option<&str>,
+        on_session: bool,
     ) -> Result<Value, RpcError> {
         let Some(parsed) = Method::parse(method) else {
             if method == "initialize" {
@@ -261,7 +273,8 @@ impl Server {
         match parsed {
             Method::Listing(listing) => Ok(self.listing(listing)),
             Method::Round(method) => {
-                let request = params::round_request(method, params, capabilities, principal)?;
+                let mut request = params::round_request(method, params, capabilities, principal)?;
+                request.on_session = on_session;
                 Ok(self.reply_json(self.round(request).await?))
             }
             Method::Complete => self.complete_argument(params, principal).await,
