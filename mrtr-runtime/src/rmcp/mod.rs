@@ -56,6 +56,7 @@ mod limits;
 mod retired;
 mod serve;
 mod sessions;
+mod task_listen;
 
 pub use limits::{
     DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_CONNECTIONS,

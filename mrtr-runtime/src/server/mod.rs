@@ -12,6 +12,7 @@ mod method;
 mod params;
 mod reply;
 mod round;
+mod task_listen;
 mod tasks;
 
 use std::collections::HashSet;
@@ -29,6 +30,7 @@ use crate::token::StateCodec;
 use crate::uri_template::UriTemplate;
 
 pub use builder::{BuildError, DEFAULT_MAX_ROUNDS, ServerBuilder};
+pub use task_listen::{MAX_LISTENED_TASKS, TaskListener};
 // What the rmcp host builds its rounds and results from.
 #[cfg(feature = "rmcp")]
 pub(crate) use {
