@@ -53,36 +53,42 @@ async fn every_round_has_a_span_with_its_outcome() {
     let rounds = rounds(&sink);
     assert_eq!(rounds.len(), 4, "{rounds:#?}");
     for line in &rounds {
-        assert!(line.contains(r#"method="tools/call""#), "{line}");
-        assert!(line.contains(r#"target="greet""#), "{line}");
-        assert!(line.contains("duration_us="), "{line}");
+        assert!(line.contains(r#"mcp.method.name="tools/call""#), "{line}");
+        assert!(line.contains(r#"gen_ai.tool.name="greet""#), "{line}");
+        assert!(line.contains("mrtr.duration_us="), "{line}");
         assert!(
             !line.contains(&state),
             "the token is never in a span: {line}"
         );
     }
     let (asked, done, declined, tampered) = (&rounds[0], &rounds[1], &rounds[2], &rounds[3]);
-    assert!(asked.contains(r#"outcome="input_required""#), "{asked}");
-    assert!(asked.contains(r#"keys="login""#), "{asked}");
     assert!(
-        asked.contains("round=1") && asked.contains("resume=0"),
+        asked.contains(r#"mrtr.outcome="input_required""#),
         "{asked}"
     );
-    assert!(done.contains(r#"outcome="complete""#), "{done}");
-    assert!(done.contains("round=2"), "{done}");
+    assert!(asked.contains(r#"mrtr.keys="login""#), "{asked}");
     assert!(
-        !done.contains("resume=0"),
+        asked.contains("mrtr.round=1") && asked.contains("mrtr.resume=0"),
+        "{asked}"
+    );
+    assert!(done.contains(r#"mrtr.outcome="complete""#), "{done}");
+    assert!(done.contains("mrtr.round=2"), "{done}");
+    assert!(
+        !done.contains("mrtr.resume=0"),
         "a retry resumes at the ask: {done}"
     );
     let flow = |line: &str| {
-        line.split("flow=")
+        line.split("mrtr.flow=")
             .nth(1)
             .and_then(|rest| rest.split_whitespace().next())
             .map(str::to_owned)
     };
     assert!(flow(asked).is_some());
     assert_eq!(flow(asked), flow(done), "both rounds belong to one flow");
-    assert!(declined.contains(r#"outcome="tool_error""#), "{declined}");
-    assert!(tampered.contains(r#"outcome="refused""#), "{tampered}");
-    assert!(tampered.contains("reason=\"-32602"), "{tampered}");
+    assert!(
+        declined.contains(r#"mrtr.outcome="tool_error""#),
+        "{declined}"
+    );
+    assert!(tampered.contains(r#"mrtr.outcome="refused""#), "{tampered}");
+    assert!(tampered.contains("mrtr.reason=\"-32602"), "{tampered}");
 }

@@ -15,6 +15,7 @@ use crate::single_use::{Redemption, ReplayStore};
 use crate::state::frame::Frame;
 use crate::state::known_forms::KnownForms;
 use crate::state::saved::{self, PendingQuestion, SavedState};
+use crate::telemetry::{self, ErrorType, RequestTrace, RoundReport, RoundSpan};
 use crate::token::{Binding, Claims, Flow, InvalidState, StateCodec};
 
 /// What every round needs from the server.
@@ -29,7 +30,7 @@ pub(crate) struct Environment {
 
 /// One request of a flow, already checked for shape by the server.
 pub(crate) struct RoundInput<'a> {
-    pub(crate) method: &'a str,
+    pub(crate) method: &'static str,
     pub(crate) target: &'a str,
     pub(crate) arguments: &'a Value,
     pub(crate) input_responses: Option<Map<String, Value>>,
@@ -44,6 +45,8 @@ pub(crate) struct RoundInput<'a> {
     /// With `to_task`: the tool has no hand-off point, so a first round hands off before the
     /// body runs.
     pub(crate) task_at_start: bool,
+    /// The request's id and `_meta`, for its span.
+    pub(crate) trace: RequestTrace<'a>,
 }
 
 /// How a round ended, before the server maps it onto the method's result or error.
@@ -76,61 +79,69 @@ pub(crate) struct HandedOff {
     pub(crate) round: u32,
 }
 
-/// Runs one round in a `mrtr.round` span: method, target, round, flow id and resume point (never
-/// the token), then the outcome and the duration.
+/// Runs one round in its span (see [`crate::telemetry`]): method, target, round, flow id and
+/// resume point (never the token), then the outcome and the duration.
 pub(crate) async fn run_round(
     env: &Environment,
     machine: &dyn Machine,
     input: RoundInput<'_>,
 ) -> Result<RoundEnd, RpcError> {
-    use tracing::field::Empty;
-    let span = tracing::info_span!(
-        target: "mrtr::round",
-        "mrtr.round",
-        method = input.method,
-        target = input.target,
-        round = Empty,
-        flow = Empty,
-        resume = Empty,
-        outcome = Empty,
-        keys = Empty,
-        reason = Empty,
-        duration_us = Empty,
-    );
-    let started = std::time::Instant::now();
-    let ended = tracing::Instrument::instrument(round(env, machine, input), span.clone()).await;
-    if !span.is_disabled() {
-        record_outcome(&span, &ended);
-        span.record("duration_us", started.elapsed().as_micros() as u64);
-    }
+    let span = RoundSpan::open(input.method, input.target, input.trace);
+    let is_tool = input.method == "tools/call";
+    let ended =
+        tracing::Instrument::instrument(round(env, machine, input), span.span().clone()).await;
+    span.close(telemetry_of(&ended, is_tool));
     ended
 }
 
-/// How the round ended, on its span.
-fn record_outcome(span: &tracing::Span, ended: &Result<RoundEnd, RpcError>) {
-    let (outcome, reason) = match ended {
-        Ok(RoundEnd::Complete(_)) => ("complete", None),
-        Ok(RoundEnd::Failed(message)) => ("tool_error", Some(message.clone())),
+/// How the round ended, for its span and its duration metric. Refusals inside a round are tool
+/// errors for a tool and `-32602` for a prompt or a resource (see `server::round`).
+fn telemetry_of(ended: &Result<RoundEnd, RpcError>, is_tool: bool) -> RoundReport {
+    let refused = if is_tool {
+        ErrorType::ToolError
+    } else {
+        ErrorType::JsonRpc(crate::protocol::codes::INVALID_PARAMS)
+    };
+    let (outcome, reason, error) = match ended {
+        Ok(RoundEnd::Complete(_)) => ("complete", None, None),
+        Ok(RoundEnd::Failed(message)) => (
+            "tool_error",
+            Some(message.clone()),
+            Some(ErrorType::ToolError),
+        ),
         Ok(RoundEnd::InputRequired { requests, .. }) => {
             let keys: Vec<&str> = requests.iter().map(|(key, _)| key.as_str()).collect();
-            span.record("keys", keys.join(","));
-            ("input_required", None)
+            return RoundReport {
+                outcome: "input_required",
+                keys: Some(keys.join(",")),
+                reason: None,
+                error: None,
+            };
         }
-        Ok(RoundEnd::TooManyRounds(cap)) => ("refused", Some(format!("more than {cap} rounds"))),
-        Ok(RoundEnd::Denied(_)) => ("refused", Some("not authorized".to_owned())),
-        Ok(RoundEnd::BadArguments(reason)) => {
-            ("refused", Some(format!("invalid arguments: {reason}")))
-        }
-        Ok(RoundEnd::HandOff(_)) => ("task", None),
+        Ok(RoundEnd::TooManyRounds(cap)) => (
+            "refused",
+            Some(format!("more than {cap} rounds")),
+            Some(refused),
+        ),
+        Ok(RoundEnd::Denied(_)) => ("refused", Some("not authorized".to_owned()), Some(refused)),
+        Ok(RoundEnd::BadArguments(reason)) => (
+            "refused",
+            Some(format!("invalid arguments: {reason}")),
+            Some(refused),
+        ),
+        Ok(RoundEnd::HandOff(_)) => ("task", None, None),
         // An invalid state's precise reason is logged under `mrtr::state`.
         Err(error) => (
             "refused",
             Some(format!("{}: {}", error.code, error.message)),
+            Some(ErrorType::JsonRpc(error.code)),
         ),
     };
-    span.record("outcome", outcome);
-    if let Some(reason) = reason {
-        span.record("reason", reason);
+    RoundReport {
+        outcome,
+        keys: None,
+        reason,
+        error,
     }
 }
 
@@ -188,10 +199,7 @@ async fn round(
             RpcError::invalid_params(InvalidState::MESSAGE)
         })?;
     }
-    let span = tracing::Span::current();
-    span.record("round", flow.round());
-    span.record("flow", tracing::field::display(flow.id()));
-    span.record("resume", tracing::field::display(at));
+    telemetry::record_flow(&flow, at);
     // Authorization before redemption: a denied round must not spend a single-use state.
     if let Some(authorizer) = &env.authorizer {
         let access = Access {

@@ -36,6 +36,7 @@ mod server;
 mod single_use;
 mod state;
 pub mod task;
+mod telemetry;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod token;

@@ -201,6 +201,7 @@ impl McpServer {
             capabilities,
             principal,
             on_session: false,
+            trace: crate::telemetry::RequestTrace::default(),
         };
         crate::server::until_cancelled(self.server.round(request), cancelled)
             .await

@@ -26,6 +26,7 @@ use crate::machine::{
     CacheHint, Prompt, PromptDescriptor, Resource, ResourceDescriptor, Tool, ToolDescriptor,
 };
 use crate::protocol::{RpcError, codes};
+use crate::telemetry::{JsonRpcId, RequestTrace};
 use crate::token::StateCodec;
 use crate::uri_template::UriTemplate;
 
@@ -113,7 +114,9 @@ impl Server {
         params: Value,
         principal: Option<&str>,
     ) -> Result<Value, RpcError> {
-        self.dispatch(method, Some(&params), principal, false).await
+        // The host keeps the request's id: its span has none.
+        self.dispatch(method, Some(&params), &Value::Null, principal, false)
+            .await
     }
 
     /// [`Server::handle_request`] for a round of a 2025-era session (legacy.rs): the whole
@@ -124,7 +127,8 @@ impl Server {
         params: Value,
         principal: Option<&str>,
     ) -> Result<Value, RpcError> {
-        self.dispatch(method, Some(&params), principal, true).await
+        self.dispatch(method, Some(&params), &Value::Null, principal, true)
+            .await
     }
 
     /// The application state of type `T` registered with [`ServerBuilder::state`].
@@ -228,7 +232,7 @@ impl Server {
             request.get("method").and_then(Value::as_str),
         ) {
             (Some("2.0"), Some(method)) => {
-                self.dispatch(method, request.get("params"), principal, false)
+                self.dispatch(method, request.get("params"), &id, principal, false)
                     .await
             }
             _ => Err(RpcError::new(
@@ -243,6 +247,7 @@ impl Server {
         &self,
         method: &str,
         params: Option<&Value>,
+        id: &Value,
         principal: Option<&str>,
         on_session: bool,
     ) -> Result<Value, RpcError> {
@@ -275,7 +280,12 @@ impl Server {
         match parsed {
             Method::Listing(listing) => Ok(self.listing(listing)),
             Method::Round(method) => {
-                let mut request = params::round_request(method, params, capabilities, principal)?;
+                let trace = RequestTrace {
+                    id: JsonRpcId::of(id),
+                    meta,
+                };
+                let mut request =
+                    params::round_request(method, params, capabilities, principal, trace)?;
                 request.on_session = on_session;
                 Ok(self.reply_json(self.round(request).await?))
             }

@@ -9,6 +9,7 @@ use crate::capabilities::ClientCapabilities;
 use crate::protocol::{
     META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, PROTOCOL_VERSION, RpcError,
 };
+use crate::telemetry::RequestTrace;
 
 /// `_meta` duties of every 2026-07-28 request; returns this request's capabilities.
 pub(crate) fn check_meta(
@@ -46,6 +47,7 @@ pub(super) fn round_request<'a>(
     params: &'a Map<String, Value>,
     capabilities: ClientCapabilities,
     principal: Option<&'a str>,
+    trace: RequestTrace<'a>,
 ) -> Result<RoundRequest<'a>, RpcError> {
     let field = method.target_field();
     let target = params.get(field).and_then(Value::as_str).ok_or_else(|| {
@@ -63,6 +65,7 @@ pub(super) fn round_request<'a>(
         capabilities,
         principal,
         on_session: false,
+        trace,
     })
 }
 

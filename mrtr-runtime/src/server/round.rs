@@ -12,6 +12,7 @@ use crate::machine::CacheHint;
 use crate::protocol::RpcError;
 use crate::results::{CallToolResult, ToolOutput};
 use crate::task::{TASKS_EXTENSION, TaskSupport};
+use crate::telemetry::RequestTrace;
 
 /// One round's request with its params parsed: from JSON by [`Server::handle`], or from a
 /// host's own types (the rmcp adapter hands its typed params over without a JSON detour).
@@ -28,6 +29,8 @@ pub(crate) struct RoundRequest<'a> {
     /// A round of a 2025-era session, which runs the whole body: never a task, whatever
     /// the tool's task support or the session's capabilities.
     pub(crate) on_session: bool,
+    /// The request's id and `_meta`, for its span.
+    pub(crate) trace: RequestTrace<'a>,
 }
 
 impl Server {
@@ -167,6 +170,7 @@ impl Server {
             single_use: single_use || self.inner.single_use,
             to_task: false,
             task_at_start: false,
+            trace: request.trace,
         }
     }
 }
