@@ -45,6 +45,9 @@ pub struct TaskListener {
     due: VecDeque<TaskId>,
     changes: tokio::sync::broadcast::Receiver<TaskId>,
     reread: Duration,
+    /// When the tasks are next read from the store whatever this instance heard (other
+    /// instances' changes); a steady stream of unrelated changes does not postpone it.
+    next_reread: tokio::time::Instant,
     accepted: Vec<String>,
 }
 
@@ -124,11 +127,12 @@ impl Server {
             server: self.clone(),
             principal: principal.map(str::to_owned),
             subscription: id,
-            // The first messages are each task as it stands.
-            due: tasks.iter().map(|(task, _)| task.clone()).collect(),
+            // The first messages are each task as it stands (`next_reread` is now).
+            due: VecDeque::new(),
             tasks,
             changes,
             reread: self.inner.tasks.options.poll_interval.max(MIN_REREAD),
+            next_reread: tokio::time::Instant::now(),
             accepted,
         })
     }
@@ -180,7 +184,7 @@ impl TaskListener {
                     Err(RecvError::Closed) => return None,
                 },
                 // Another instance may have changed a task: read them all from the store.
-                () = tokio::time::sleep(self.reread) => self.all_due(),
+                () = tokio::time::sleep_until(self.next_reread) => self.all_due(),
             }
         }
     }
@@ -197,6 +201,7 @@ impl TaskListener {
 
     fn all_due(&mut self) {
         self.due = self.tasks.iter().map(|(task, _)| task.clone()).collect();
+        self.next_reread = tokio::time::Instant::now() + self.reread;
     }
 
     /// The notification for `task` if it changed since the last one; a task that ended (or
