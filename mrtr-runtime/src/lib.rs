@@ -57,6 +57,7 @@ pub use machine::{
     Answers, CacheHint, CacheScope, Machine, Outcome, Prompt, PromptArgument, PromptDescriptor,
     Resource, ResourceDescriptor, ResumePoint, Step, StepError, Suspension, Tool, ToolDescriptor,
 };
+pub use mrtr_uri_template::{TemplateError, TemplateErrorKind};
 pub use protocol::RpcError;
 pub use results::{
     CallToolResult, Json, PromptMessage, PromptOutput, ResourceContents, ResourceOutput, ToolOutput,

@@ -1,6 +1,7 @@
 //! RFC 6570 level-1 URI templates (`notes://{owner}/{id}`): enough to route `resources/read`
 //! to a template and extract its variables.
 
+use mrtr_uri_template::TemplateError;
 use serde_json::{Map, Value};
 
 #[derive(Debug, PartialEq)]
@@ -16,41 +17,16 @@ pub struct UriTemplate {
 }
 
 impl UriTemplate {
-    /// Parses `template`; `{name}` marks a variable. Fails on unbalanced braces, empty names
-    /// or two adjacent variables (which could not be told apart).
-    pub fn parse(template: &str) -> Result<Self, String> {
-        let mut parts = Vec::new();
-        let mut rest = template;
-        while !rest.is_empty() {
-            match rest.find('{') {
-                Some(0) => {
-                    let end = rest
-                        .find('}')
-                        .ok_or_else(|| format!("unclosed `{{` in {template:?}"))?;
-                    let name = &rest[1..end];
-                    if name.is_empty()
-                        || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-                    {
-                        return Err(format!("invalid variable name {name:?} in {template:?}"));
-                    }
-                    if matches!(parts.last(), Some(Part::Variable(_))) {
-                        return Err(format!(
-                            "two variables must be separated by text in {template:?}"
-                        ));
-                    }
-                    parts.push(Part::Variable(name.to_owned()));
-                    rest = &rest[end + 1..];
-                }
-                found => {
-                    let end = found.unwrap_or(rest.len());
-                    if rest[..end].contains('}') {
-                        return Err(format!("unmatched `}}` in {template:?}"));
-                    }
-                    parts.push(Part::Literal(rest[..end].to_owned()));
-                    rest = &rest[end..];
-                }
-            }
-        }
+    /// Parses `template`; `{name}` marks a variable. Fails on unbalanced braces, invalid names
+    /// or two adjacent variables (which could not be told apart), with the rule broken.
+    pub fn parse(template: &str) -> Result<Self, TemplateError> {
+        let parts = mrtr_uri_template::parse(template)?
+            .into_iter()
+            .map(|part| match part {
+                mrtr_uri_template::Part::Literal(text) => Part::Literal(text.to_owned()),
+                mrtr_uri_template::Part::Variable(name) => Part::Variable(name.to_owned()),
+            })
+            .collect();
         Ok(Self { parts })
     }
 

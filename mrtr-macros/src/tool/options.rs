@@ -117,8 +117,8 @@ pub(crate) fn parse(kind: Kind, attr: TokenStream, errors: &mut Errors) -> Optio
             },
             ("name", Lit::Str(text)) => options.name = Some(text.clone()),
             ("description", Lit::Str(text)) => options.description = Some(text.clone()),
-            ("uri", Lit::Str(text)) => match check_template(&text.value()) {
-                Ok(()) => options.uri = Some(text.clone()),
+            ("uri", Lit::Str(text)) => match mrtr_uri_template::parse(&text.value()) {
+                Ok(_) => options.uri = Some(text.clone()),
                 Err(why) => errors.spanned(text, why),
             },
             ("mime_type", Lit::Str(text)) => options.mime_type = Some(text.clone()),
@@ -151,36 +151,4 @@ pub(crate) fn parse(kind: Kind, attr: TokenStream, errors: &mut Errors) -> Optio
         );
     }
     options
-}
-
-/// The same rules as the runtime's `UriTemplate::parse`, checked at compile time.
-fn check_template(template: &str) -> Result<(), String> {
-    let mut rest = template;
-    let mut previous_was_variable = false;
-    while let Some(open) = rest.find(['{', '}']) {
-        if rest.as_bytes()[open] == b'}' {
-            return Err(format!("unmatched `}}` in URI template {template:?}"));
-        }
-        if open == 0 && previous_was_variable {
-            return Err(format!(
-                "two variables must be separated by text in {template:?}"
-            ));
-        }
-        let end = rest[open..]
-            .find('}')
-            .ok_or_else(|| format!("unclosed `{{` in URI template {template:?}"))?
-            + open;
-        let name = &rest[open + 1..end];
-        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            return Err(format!(
-                "invalid variable name {name:?} in URI template {template:?}"
-            ));
-        }
-        previous_was_variable = true;
-        rest = &rest[end + 1..];
-        if !rest.is_empty() && !rest.starts_with('{') {
-            previous_was_variable = false;
-        }
-    }
-    Ok(())
 }

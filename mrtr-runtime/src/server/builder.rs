@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use mrtr_uri_template::TemplateError;
 use serde_json::json;
 
 use super::{Inner, Server, ServerInfo};
@@ -58,8 +59,8 @@ pub enum BuildError {
         name: String,
     },
     /// A resource template does not parse.
-    #[error("invalid URI template: {0}")]
-    UriTemplate(String),
+    #[error("{0}")]
+    UriTemplate(#[from] TemplateError),
     /// A tool's `x-mcp-header` annotations break SEP-2243's rules, so clients would drop the
     /// tool from their list.
     #[error("tool {tool:?}: {reason}")]
@@ -262,8 +263,7 @@ impl ServerBuilder {
             .into_iter()
             .map(|resource| {
                 let descriptor = resource.descriptor();
-                let template = UriTemplate::parse(&descriptor.uri_template)
-                    .map_err(BuildError::UriTemplate)?;
+                let template = UriTemplate::parse(&descriptor.uri_template)?;
                 Ok((template, descriptor, resource))
             })
             .collect::<Result<Vec<_>, BuildError>>()?;

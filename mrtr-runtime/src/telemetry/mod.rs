@@ -12,7 +12,7 @@
 //! metrics layer records (target `mrtr::metrics`, level DEBUG).
 //!
 //! With the `opentelemetry` feature a round also continues the W3C `traceparent` of its
-//! `params._meta`, and links to a span context named by its flow id (see [`otel`]).
+//! `params._meta`, and links to a span context named by its flow id (see `otel.rs`).
 
 #[cfg(feature = "opentelemetry")]
 mod otel;

@@ -1,4 +1,4 @@
-//! W3C Trace Context's `traceparent` (https://www.w3.org/TR/trace-context/#traceparent-header),
+//! W3C Trace Context's `traceparent` (<https://www.w3.org/TR/trace-context/#traceparent-header>),
 //! as a client puts it in a request's `params._meta`: `00-<trace id>-<parent id>-<flags>`.
 
 /// A parsed `traceparent`: the caller's trace, the caller's span, and its flags.
