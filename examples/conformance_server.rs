@@ -350,15 +350,17 @@ async fn test_input_required_result_prompt() -> Result<Vec<PromptMessage>, ToolE
 
 /// Where tasks live: the Redis at `MRTR_TASK_STORE` (a `redis://` URL; needs the `redis`
 /// feature), else this process's memory. Instances that share the store and `MRTR_STATE_KEYS`
-/// serve each other's tasks.
+/// serve each other's tasks. `MRTR_TASKS_PER_PRINCIPAL` sets the per-client cap and
+/// `MRTR_TASK_LEASE_MS` the step lease (how soon a dead instance's step is taken over;
+/// scripts/tasks_multi_instance.sh uses a short one).
 async fn task_options() -> Result<mrtr::TaskOptions, Box<dyn std::error::Error>> {
     let mut options = mrtr::TaskOptions::new();
     // scripts/tasks_multi_instance.sh runs more anonymous tasks than the default cap admits.
-    if let Some(cap) = std::env::var("MRTR_TASKS_PER_PRINCIPAL")
-        .ok()
-        .and_then(|cap| cap.parse().ok())
-    {
-        options = options.per_principal(cap);
+    if let Some(cap) = env_number("MRTR_TASKS_PER_PRINCIPAL")? {
+        options = options.per_principal(usize::try_from(cap)?);
+    }
+    if let Some(lease) = env_number("MRTR_TASK_LEASE_MS")? {
+        options = options.lease(std::time::Duration::from_millis(lease));
     }
     let Some(url) = std::env::var("MRTR_TASK_STORE")
         .ok()
@@ -378,6 +380,17 @@ async fn task_options() -> Result<mrtr::TaskOptions, Box<dyn std::error::Error>>
              --example conformance_server"
         )
         .into())
+    }
+}
+
+/// A whole number from the environment: `None` when unset or empty, an error naming the
+/// variable when it is not a number.
+fn env_number(name: &str) -> Result<Option<u64>, String> {
+    match std::env::var(name) {
+        Ok(text) if !text.trim().is_empty() => text.trim().parse().map(Some).map_err(|_| {
+            format!("{name}={text:?} is not a whole number; unset it for the default")
+        }),
+        _ => Ok(None),
     }
 }
 

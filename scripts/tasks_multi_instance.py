@@ -179,6 +179,11 @@ def scenario(args):
         raise Failure(f"the result must name the MRTR answer {name!r}, got {result_text(task)!r}")
     if len(completed_on) != 1 or completed_on[0] == runner:
         raise Failure(f"the step must complete exactly once, on a surviving instance: {completed_on}")
+    # The lease expires at most one lease after the kill; the step then works again.
+    bound = (args.lease_ms + args.work_ms) / 1000 + 10
+    if took > bound:
+        raise Failure(f"the takeover took {took:.1f} s, more than the lease plus the work plus 10 s "
+                      f"({bound:.1f} s): is MRTR_TASK_LEASE_MS reaching the instances?")
     print("scenario: passed")
 
 
@@ -226,6 +231,8 @@ def main():
     parser.add_argument("--instances", nargs=3, metavar="HOST:PORT", required=True)
     parser.add_argument("--balancer", metavar="HOST:PORT", required=True)
     parser.add_argument("--logs", required=True, help="the directory of the instance-<port>.log files")
+    parser.add_argument("--lease-ms", type=int, default=30000,
+                        help="the instances' step lease (scenario: bounds the takeover time)")
     parser.add_argument("--pids", default="", help="port=pid,... (scenario: whom to kill)")
     parser.add_argument("--work-ms", type=int, default=3000, help="scenario: how long the step works")
     parser.add_argument("--timeout", type=float, default=120, help="seconds a task may take to end")

@@ -10,7 +10,10 @@
 #   Load: TASKS tasks (default 200) through nginx, CONCURRENCY (16) at a time, after the killed
 #     instance is started again: reports tasks/s; 0 lost and 0 run twice allowed.
 # A fresh Redis is started on a random port unless MRTR_TASK_STORE names one (then its keys
-# are left behind). WORK_MS (3000) is how long the scenario's step works.
+# are left behind). WORK_MS (3000) is how long the scenario's step works; MRTR_TASK_LEASE_MS
+# (3000) is the instances' step lease, so the killed step is taken over within seconds (the
+# library's default, 30 s, is for deployments); the scenario fails if the takeover takes
+# longer than the lease plus the step's work plus 10 s.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -53,6 +56,8 @@ export MRTR_STATE_KEYS
 # Every task of the run is anonymous and stays live (readable) until its TTL: let one client
 # hold all of them.
 export MRTR_TASKS_PER_PRINCIPAL="${MRTR_TASKS_PER_PRINCIPAL:-$((tasks + 10))}"
+# A short lease: a dead instance's step is taken over this long after its last renewal.
+export MRTR_TASK_LEASE_MS="${MRTR_TASK_LEASE_MS:-3000}"
 
 base=$((20000 + RANDOM % 20000))
 ports=("$base" "$((base + 1))" "$((base + 2))")
@@ -78,7 +83,7 @@ client=(python3 scripts/tasks_multi_instance.py
 echo "== scenario: MRTR on A, hand-off on B, tasks/update on C, the step's instance killed"
 pid_list="${ports[0]}=${pid_of[${ports[0]}]},${ports[1]}=${pid_of[${ports[1]}]},${ports[2]}=${pid_of[${ports[2]}]}"
 started=$SECONDS
-"${client[@]}" scenario --pids "$pid_list" --work-ms "$work_ms" || { tail -n 20 "$work"/instance-*.log; exit 1; }
+"${client[@]}" scenario --pids "$pid_list" --work-ms "$work_ms" --lease-ms "$MRTR_TASK_LEASE_MS" || { tail -n 20 "$work"/instance-*.log; exit 1; }
 echo "scenario took $((SECONDS - started)) s"
 
 # Start the killed instance again, so that the load run has three.

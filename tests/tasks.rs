@@ -107,6 +107,88 @@ async fn a_required_tool_refuses_other_clients_before_its_code_runs() {
     assert_eq!(REQUIRED_RUNS.load(Ordering::SeqCst), 1);
 }
 
+/// Runs of the body of a task-only tool that asks, before and after its hand-off point.
+static REQUIRED_ASKING_RUNS: AtomicU32 = AtomicU32::new(0);
+
+/// Runs only as a task for 2026-07-28 clients; asks once before and once after the hand-off.
+#[mrtr::tool(task = "required")]
+async fn required_rename() -> Result<String, ToolError> {
+    let user_name = ask!(elicit::form::<Name>("Who are you?"));
+    let name = user_name.accepted()?.name;
+    ask!(handoff());
+    REQUIRED_ASKING_RUNS.fetch_add(1, Ordering::SeqCst);
+    let confirm = ask!(elicit::form::<Confirm>("Go ahead?"));
+    Ok(format!(
+        "{name}: {}",
+        matches!(confirm, Answer::Accept(Confirm { ok: true }))
+    ))
+}
+
+#[tokio::test]
+async fn a_2025_session_runs_a_task_only_tool_whole_even_declaring_the_extension() {
+    // The session's `initialize` declared the extension (a 2026-aware client library may):
+    // still no task, no -32021, the whole body with its asks as requests to the client.
+    let declaring = json!({"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}});
+    for capabilities in [json!({"elicitation": {}}), declaring] {
+        let harness = Harness::builder_for_tool(required_rename)
+            .capabilities(capabilities)
+            .build();
+        let before = REQUIRED_ASKING_RUNS.load(Ordering::SeqCst);
+        let run = harness.run_legacy(json!({}), &rename_script()).await;
+        assert!(run.error().is_none(), "{:?}", run.error());
+        assert_eq!(run.text(), "Alice: true");
+        assert_eq!(run.keys(), ["user_name", "confirm"]);
+        assert_eq!(REQUIRED_ASKING_RUNS.load(Ordering::SeqCst), before + 1);
+    }
+    // The same tool still refuses an MRTR-only request before any code runs.
+    let harness = Harness::tool(required_rename);
+    assert_eq!(harness.call(json!({})).await.error_code(), -32021);
+}
+
+#[tokio::test]
+async fn a_2025_session_lists_no_task_support() {
+    let harness = Harness::tool(rename);
+    let listed = harness
+        .server()
+        .handle_legacy(
+            "tools/list",
+            json!({}),
+            None,
+            &NoClient,
+            &mrtr::legacy::LegacyOptions::default(),
+        )
+        .await
+        .expect("tools/list answers on a session");
+    assert_eq!(listed["tools"][0]["name"], "rename");
+    assert!(listed["tools"][0].get("execution").is_none(), "{listed}");
+}
+
+/// A session whose client is never asked anything (listing only).
+struct NoClient;
+
+impl mrtr::legacy::LegacySession for NoClient {
+    fn capabilities(&self) -> &mrtr::ClientCapabilities {
+        static NONE: std::sync::OnceLock<mrtr::ClientCapabilities> = std::sync::OnceLock::new();
+        NONE.get_or_init(|| mrtr::ClientCapabilities::from_object(Default::default()))
+    }
+
+    fn request(
+        &self,
+        _: mrtr::legacy::RequestToClient,
+        _: Duration,
+    ) -> mrtr::BoxFuture<'_, Result<Value, mrtr::legacy::ClientFailure>> {
+        unreachable!("listing asks nothing")
+    }
+
+    fn notify(&self, _: &str, _: Value) -> mrtr::BoxFuture<'_, ()> {
+        Box::pin(std::future::ready(()))
+    }
+
+    fn pause(&self, _: Duration) -> mrtr::BoxFuture<'_, ()> {
+        Box::pin(std::future::ready(()))
+    }
+}
+
 #[tokio::test]
 async fn tools_list_and_discover_show_task_support() {
     let harness = Harness::tool(rename);

@@ -2,11 +2,13 @@
 //! session the machine runs here, in process, and each suspension becomes real
 //! server-to-client requests.
 //!
-//! Every resume goes through [`Server::handle_request`], exactly as a client's retry would:
-//! the frame is sealed and opened by the codec, authorization runs every round, and the round
-//! cap, the fingerprint, `single_use` and `cx.idempotency_key()` behave as in MRTR. Only the
-//! client's part is played here: the questions of a round are sent to the client at once,
-//! their answers become the next round's `inputResponses`, the state is echoed byte for byte.
+//! Every resume goes through [`Server::handle_request`]'s road, exactly as a client's retry
+//! would (marked as a session's round, so a task-capable tool runs whole and its hand-off
+//! point is passed): the frame is sealed and opened by the codec, authorization runs every
+//! round, and the round cap, the fingerprint, `single_use` and `cx.idempotency_key()` behave
+//! as in MRTR. Only the client's part is played here: the questions of a round are sent to
+//! the client at once, their answers become the next round's `inputResponses`, the state is
+//! echoed byte for byte.
 //!
 //! The host supplies the session ([`LegacySession`]): `mrtr::rmcp` does for rmcp, and
 //! `mrtr::testing` simulates one.
@@ -320,7 +322,7 @@ impl Flow<'_> {
             }
             let result = match self
                 .server
-                .handle_request(self.method, Value::Object(params), self.principal)
+                .handle_session_request(self.method, Value::Object(params), self.principal)
                 .await
             {
                 Ok(result) => result,
@@ -506,6 +508,13 @@ pub(crate) fn legacy_shape(mut result: Value) -> Value {
         fields.remove("resultType");
         fields.remove("ttlMs");
         fields.remove("cacheScope");
+        // 2025-11-25's own `execution.taskSupport` means its task augmentation, which a
+        // session does not get: there every tool runs whole.
+        if let Some(Value::Array(tools)) = fields.get_mut("tools") {
+            for tool in tools.iter_mut().filter_map(Value::as_object_mut) {
+                tool.remove("execution");
+            }
+        }
         let empty_meta = match fields.get_mut("_meta") {
             Some(Value::Object(meta)) => {
                 meta.remove(META_SERVER_INFO);

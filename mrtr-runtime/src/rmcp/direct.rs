@@ -112,6 +112,9 @@ impl DirectRounds {
         B::Data: Send,
         B::Error: Display,
     {
+        if self.settings.listens(request.method(), request.headers()) {
+            return self.listen(request).await;
+        }
         if !self.settings.takes(request.method(), request.headers()) {
             return self.pass(request).await;
         }
@@ -128,6 +131,31 @@ impl DirectRounds {
         });
         match call {
             Some(call) => self.answer(call, &parts.extensions).await,
+            None => {
+                self.pass(Request::from_parts(parts, Full::new(bytes)))
+                    .await
+            }
+        }
+    }
+
+    /// A `subscriptions/listen` naming task ids is answered here (rmcp's typed filter has no
+    /// `taskIds`, see task_listen.rs); any other goes to rmcp.
+    async fn listen<B>(self, request: Request<B>) -> BoxResponse
+    where
+        B: Body + Send + 'static,
+        B::Data: Send,
+        B::Error: Display,
+    {
+        let (parts, body) = request.into_parts();
+        let bytes = match self.read_body(body).await {
+            Ok(bytes) => bytes,
+            Err(response) => return response,
+        };
+        match super::task_listen::parse(&bytes) {
+            Some((id, params)) => {
+                let principal = parts.extensions.get::<Principal>().map(|p| p.0.clone());
+                super::task_listen::respond(self.server.server(), id, params, principal).await
+            }
             None => {
                 self.pass(Request::from_parts(parts, Full::new(bytes)))
                     .await
@@ -333,7 +361,22 @@ impl Settings {
         // The direct path answers with one JSON response; with `json_response` off rmcp
         // answers with an event stream, so rmcp keeps every request.
         self.config.json_response
-            && *method == http::Method::POST
+            && self.sound(method, headers)
+            && only(headers, "mcp-method").is_some_and(runs_a_machine)
+            && only(headers, "mcp-name").is_some()
+    }
+
+    /// Whether the request is a stateless `subscriptions/listen` that passes rmcp's checks
+    /// (its body is read next: only one naming task ids stays here).
+    fn listens(&self, method: &http::Method, headers: &HeaderMap) -> bool {
+        self.sound(method, headers)
+            && only(headers, "mcp-method") == Some("subscriptions/listen")
+            && !headers.contains_key("mcp-name")
+    }
+
+    /// The checks rmcp makes on every stateless 2026-07-28 POST, each at least as strict.
+    fn sound(&self, method: &http::Method, headers: &HeaderMap) -> bool {
+        *method == http::Method::POST
             && !headers.contains_key(ORIGIN)
             && !headers.contains_key(SESSION_ID)
             && self.host_allowed(headers)
@@ -346,8 +389,6 @@ impl Settings {
                 .and_then(|length| length.parse::<usize>().ok())
                 .is_some_and(|length| length < self.config.max_request_body_bytes)
             && only(headers, "mcp-protocol-version") == Some(PROTOCOL_VERSION)
-            && only(headers, "mcp-method").is_some_and(runs_a_machine)
-            && only(headers, "mcp-name").is_some()
             && !headers
                 .keys()
                 .any(|name| name.as_str().starts_with("mcp-param-"))

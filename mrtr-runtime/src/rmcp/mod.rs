@@ -49,12 +49,14 @@ mod cancel_on_drop;
 mod convert;
 mod deadline;
 mod direct;
+mod execution;
 mod http_layer;
 mod legacy;
 mod limits;
 mod retired;
 mod serve;
 mod sessions;
+mod task_listen;
 
 pub use limits::{
     DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_CONNECTIONS,
@@ -198,6 +200,7 @@ impl McpServer {
             request_state: retry.request_state.as_deref(),
             capabilities,
             principal,
+            on_session: false,
             trace: crate::telemetry::RequestTrace::default(),
         };
         crate::server::until_cancelled(self.server.round(request), cancelled)
@@ -235,14 +238,24 @@ impl McpServer {
     ///
     /// Fails, naming the tool, if a tool's descriptor does not convert to rmcp's `Tool` (for
     /// example an input schema that is not an object): a tool is never silently left out.
+    ///
+    /// rmcp 3.11's `Tool` has no `execution` field, so a task-capable tool's
+    /// `execution.taskSupport` rides in its `_meta`, under `"mrtr/execution"`; mrtr's byte
+    /// filter moves it back to the top level. Serve your router through [`stdio`] or wrap its
+    /// HTTP service in [`RetiredFieldsLayer`]: over rmcp's own transports, without the filter,
+    /// clients see `_meta["mrtr/execution"]` and no `execution` (such a client still gets a
+    /// task when it declares the extension, or `-32021` from a task-only tool).
     pub fn tool_routes<S: Send + Sync + 'static>(&self) -> Result<Vec<ToolRoute<S>>, RouteError> {
         let mut tools = Vec::new();
         for descriptor in self.server.tools() {
-            let tool = serde_json::from_value::<rmcp::model::Tool>(tool_entry(descriptor))
-                .map_err(|reason| RouteError {
+            let mut entry = tool_entry(descriptor);
+            execution::carry_in_meta(&mut entry);
+            let tool = serde_json::from_value::<rmcp::model::Tool>(entry).map_err(|reason| {
+                RouteError {
                     tool: descriptor.name.clone(),
                     reason: reason.to_string(),
-                })?;
+                }
+            })?;
             tools.push(tool);
         }
         Ok(tools
@@ -396,7 +409,10 @@ impl ServerHandler for McpServer {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        self.forward("tools/list", request, &context).await
+        let mut listed: Value = self.forward("tools/list", request, &context).await?;
+        // rmcp's `Tool` has no `execution`: it travels in `_meta` to mrtr's byte filter.
+        execution::carry_list_in_meta(&mut listed);
+        convert(listed)
     }
 
     /// A tool that mirrors arguments in `Mcp-Param-*` headers, so rmcp checks the headers

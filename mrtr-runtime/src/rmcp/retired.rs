@@ -1,6 +1,8 @@
 //! Fields the 2026-07-28 revision retired but rmcp 3.11 still writes: its URL-mode
 //! elicitation type has a required `elicitation_id`, serialized as `"elicitationId": ""`.
 //! Outgoing messages are filtered at the byte level, where the typed model cannot interfere.
+//! The same filter puts back what rmcp's types cannot carry: a tool's `execution` in
+//! `tools/list` (see execution.rs).
 
 use std::io;
 use std::pin::Pin;
@@ -9,8 +11,11 @@ use std::task::{Context, Poll, ready};
 use serde_json::Value;
 use tokio::io::AsyncWrite;
 
-/// Removes retired fields from one JSON-RPC message (in place).
+/// Removes retired fields from one JSON-RPC message (in place), and moves each tool's
+/// `execution` (`taskSupport`), which mrtr carries through rmcp's `Tool` in its `_meta`, back
+/// to the tool's top level.
 pub fn strip_retired_fields(message: &mut Value) {
+    super::execution::hoist(message);
     let Some(requests) = message
         .pointer_mut("/result/inputRequests")
         .and_then(Value::as_object_mut)
@@ -36,6 +41,7 @@ pub(crate) fn strip_retired_fields_from_shared(bytes: bytes::Bytes) -> bytes::By
 
 fn names_a_retired_field(bytes: &[u8]) -> bool {
     memchr::memmem::find(bytes, b"\"elicitationId\"").is_some()
+        || super::execution::names_carrier(bytes)
 }
 
 /// [`strip_retired_fields`] on a serialized message; bytes that are not JSON pass unchanged.
@@ -45,7 +51,10 @@ pub fn strip_retired_fields_from_bytes(bytes: &[u8]) -> Vec<u8> {
         return bytes.to_vec();
     }
     match serde_json::from_slice::<Value>(bytes) {
-        Ok(mut message) if message.pointer("/result/inputRequests").is_some() => {
+        Ok(mut message)
+            if message.pointer("/result/inputRequests").is_some()
+                || message.pointer("/result/tools").is_some() =>
+        {
             strip_retired_fields(&mut message);
             serde_json::to_vec(&message).unwrap_or_else(|_| bytes.to_vec())
         }

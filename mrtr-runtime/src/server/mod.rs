@@ -12,6 +12,7 @@ mod method;
 mod params;
 mod reply;
 mod round;
+mod task_listen;
 mod tasks;
 
 use std::collections::HashSet;
@@ -30,6 +31,7 @@ use crate::token::StateCodec;
 use crate::uri_template::UriTemplate;
 
 pub use builder::{BuildError, DEFAULT_MAX_ROUNDS, ServerBuilder};
+pub use task_listen::{MAX_LISTENED_TASKS, TaskListener};
 // What the rmcp host builds its rounds and results from.
 #[cfg(feature = "rmcp")]
 pub(crate) use {
@@ -113,7 +115,19 @@ impl Server {
         principal: Option<&str>,
     ) -> Result<Value, RpcError> {
         // The host keeps the request's id: its span has none.
-        self.dispatch(method, Some(&params), &Value::Null, principal)
+        self.dispatch(method, Some(&params), &Value::Null, principal, false)
+            .await
+    }
+
+    /// [`Server::handle_request`] for a round of a 2025-era session (legacy.rs): the whole
+    /// body runs there, so its hand-off point is passed and a task-only tool is not refused.
+    pub(crate) async fn handle_session_request(
+        &self,
+        method: &str,
+        params: Value,
+        principal: Option<&str>,
+    ) -> Result<Value, RpcError> {
+        self.dispatch(method, Some(&params), &Value::Null, principal, true)
             .await
     }
 
@@ -218,7 +232,7 @@ impl Server {
             request.get("method").and_then(Value::as_str),
         ) {
             (Some("2.0"), Some(method)) => {
-                self.dispatch(method, request.get("params"), &id, principal)
+                self.dispatch(method, request.get("params"), &id, principal, false)
                     .await
             }
             _ => Err(RpcError::new(
@@ -235,6 +249,7 @@ impl Server {
         params: Option<&Value>,
         id: &Value,
         principal: Option<&str>,
+        on_session: bool,
     ) -> Result<Value, RpcError> {
         let Some(parsed) = Method::parse(method) else {
             if method == "initialize" {
@@ -269,8 +284,9 @@ impl Server {
                     id: JsonRpcId::of(id),
                     meta,
                 };
-                let request =
+                let mut request =
                     params::round_request(method, params, capabilities, principal, trace)?;
+                request.on_session = on_session;
                 Ok(self.reply_json(self.round(request).await?))
             }
             Method::Complete => self.complete_argument(params, principal).await,

@@ -64,6 +64,7 @@ pub(super) fn round_request<'a>(
         request_state: request_state(params)?,
         capabilities,
         principal,
+        on_session: false,
         trace,
     })
 }

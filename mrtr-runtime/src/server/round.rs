@@ -26,6 +26,9 @@ pub(crate) struct RoundRequest<'a> {
     pub(crate) request_state: Option<&'a str>,
     pub(crate) capabilities: ClientCapabilities,
     pub(crate) principal: Option<&'a str>,
+    /// A round of a 2025-era session, which runs the whole body: never a task, whatever
+    /// the tool's task support or the session's capabilities.
+    pub(crate) on_session: bool,
     /// The request's id and `_meta`, for its span.
     pub(crate) trace: RequestTrace<'a>,
 }
@@ -49,9 +52,10 @@ impl Server {
             .iter()
             .find(|(descriptor, _)| descriptor.name == name)
             .ok_or_else(|| RpcError::invalid_params(format!("unknown tool {name:?}")))?;
-        let declared = request.capabilities.tasks();
-        // A tool that only runs as a task refuses other clients before any of its code runs.
-        if descriptor.task == TaskSupport::Required && !declared {
+        let declared = request.capabilities.tasks() && !request.on_session;
+        // A tool that only runs as a task refuses other 2026-07-28 clients before any of its
+        // code runs; a 2025-era session runs it whole, as it runs every tool.
+        if descriptor.task == TaskSupport::Required && !declared && !request.on_session {
             return Err(RpcError::missing_capability(
                 json!({"extensions": {(TASKS_EXTENSION): {}}}),
                 format!(

@@ -114,10 +114,20 @@ impl Server {
         if record.runnable(now_ms()) {
             self.kick(&id);
         }
-        let mut result = self.task_envelope(&id, &record);
+        Ok(self.complete(self.detailed_task(&id, &record)?))
+    }
+
+    /// The task as `tasks/get` and `notifications/tasks` show it (`DetailedTask`): the
+    /// envelope, and what its status carries (pending questions, result or error).
+    pub(super) fn detailed_task(
+        &self,
+        id: &TaskId,
+        record: &TaskRecord,
+    ) -> Result<Value, RpcError> {
+        let mut result = self.task_envelope(id, record);
         match record.status {
             TaskStatus::InputRequired => {
-                let state = self.decode_state(&record)?;
+                let state = self.decode_state(record)?;
                 let requests: Map<String, Value> = record
                     .asked
                     .iter()
@@ -139,7 +149,7 @@ impl Server {
             }
             TaskStatus::Working | TaskStatus::Cancelled => {}
         }
-        Ok(self.complete(result))
+        Ok(result)
     }
 
     /// `tasks/update`: answers to pending questions. Ack-only; unknown and answered keys are
@@ -199,6 +209,7 @@ impl Server {
             record.state = URL_SAFE_NO_PAD.encode(state.encode(&self.inner.env.forms));
             record.updated_ms = now_ms();
             if self.swap_task(&id, version, &mut record).await? {
+                self.inner.tasks.changed(&id);
                 if record.status == TaskStatus::Working {
                     self.kick(&id);
                 }
@@ -227,6 +238,7 @@ impl Server {
                 if let Some(step) = self.inner.tasks.running().remove(&id) {
                     step.abort();
                 }
+                self.inner.tasks.changed(&id);
                 tracing::info!(target: "mrtr::task", task = %id, "task cancelled");
                 return Ok(self.ack());
             }
@@ -455,7 +467,10 @@ impl Server {
                 }
             }
             match self.swap_task(id, version, &mut record).await {
-                Ok(true) => return Some(record.status),
+                Ok(true) => {
+                    tasks.changed(id);
+                    return Some(record.status);
+                }
                 Ok(false) => continue,
                 Err(_) => return None,
             }
@@ -464,7 +479,7 @@ impl Server {
 
     /// The task's record, for `principal` only: any other (and any failure to open it) reads
     /// as unknown.
-    async fn load_task(
+    pub(super) async fn load_task(
         &self,
         id: &TaskId,
         principal: Option<&str>,

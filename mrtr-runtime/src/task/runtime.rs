@@ -7,6 +7,10 @@ use std::sync::Mutex;
 use crate::task::{TaskId, TaskOptions};
 use crate::token::StateCodec;
 
+/// How many task changes wait for slow listeners before the oldest are dropped (a listener
+/// that falls behind re-reads its tasks from the store instead).
+const CHANGES_BUFFER: usize = 256;
+
 /// How long a task record's seal stays valid: longer than any TTL a task may have.
 const RECORD_SEAL_TTL: std::time::Duration = std::time::Duration::from_secs(8 * 24 * 3600);
 
@@ -18,6 +22,8 @@ pub(crate) struct TaskRuntime {
     pub(crate) instance: String,
     /// Steps running in this process, so that `tasks/cancel` can stop them at once.
     pub(crate) running: Mutex<HashMap<TaskId, tokio::task::AbortHandle>>,
+    /// The ids of tasks whose record this instance changed, for `subscriptions/listen`.
+    pub(crate) changes: tokio::sync::broadcast::Sender<TaskId>,
 }
 
 impl TaskRuntime {
@@ -41,7 +47,13 @@ impl TaskRuntime {
             codec,
             instance: TaskId::random().to_string(),
             running: Mutex::new(HashMap::new()),
+            changes: tokio::sync::broadcast::channel(CHANGES_BUFFER).0,
         })
+    }
+
+    /// Tells this instance's listeners that task `id` changed (no listener: nothing).
+    pub(crate) fn changed(&self, id: &TaskId) {
+        let _ = self.changes.send(id.clone());
     }
 
     pub(crate) fn running(

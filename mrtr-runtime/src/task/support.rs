@@ -9,8 +9,9 @@ pub enum TaskSupport {
     /// A task for a client that declared `io.modelcontextprotocol/tasks` on the request; any
     /// other client gets the whole body at once (its MRTR rounds, then the result).
     Optional,
-    /// Only as a task: a client that did not declare the extension gets `-32021` before any
-    /// of the tool's code runs.
+    /// Only as a task: a 2026-07-28 client that did not declare the extension gets `-32021`
+    /// before any of the tool's code runs. A 2025-era session runs the whole body, as it runs
+    /// every tool (its `tools/list` shows no task support).
     Required,
 }
 
