@@ -6,8 +6,9 @@
 //! `city`), then, for long stays, a confirmation inside an `if`. The `route` flow (at the end)
 //! asks with one key in both arms of an `if … else` and in two `match` arms.
 
+use mrtr::machine::Machine;
 use mrtr::testing::{GoldenStates, Harness, Round, answer};
-use mrtr::{Form, Machine, ToolError, elicit};
+use mrtr::{Form, ToolError, elicit};
 use serde_json::{Value, json};
 
 #[derive(Form)]

@@ -360,7 +360,7 @@ async fn a_flow_transcript_can_be_snapshotted() {
 /// deliberate change, `UPDATE_FLOWS=1 cargo test --all-features --test examples` rewrites them.
 #[test]
 fn the_examples_flows_are_pinned() {
-    use mrtr::Machine;
+    use mrtr::machine::Machine;
     let flows = [
         ("get_weather", weather::get_weather.flow()),
         ("book_flight", flight_booking::book_flight.flow()),

@@ -4,7 +4,8 @@
 //! its ask keys and the constructs around it, a `match` arm by its canonical pattern. Both
 //! are pinned: a change of their computation shows here first.
 
-use mrtr::{Machine, ToolError, elicit};
+use mrtr::machine::Machine;
+use mrtr::{ToolError, elicit};
 
 #[derive(mrtr::Form)]
 struct Name {

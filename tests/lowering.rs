@@ -44,7 +44,7 @@ async fn run(harness: &Harness, arguments: Value, script: &[Value]) -> Round {
     round
 }
 
-async fn text(tool: impl mrtr::Tool, arguments: Value, script: &[Value]) -> String {
+async fn text(tool: impl mrtr::machine::Tool, arguments: Value, script: &[Value]) -> String {
     run(&Harness::tool(tool), arguments, script).await.text()
 }
 

@@ -462,8 +462,9 @@ async fn the_http_helper_filters_retired_fields_from_sse_responses() {
 /// A tool whose descriptor rmcp cannot take is an error naming it, not silently left out.
 #[test]
 fn tool_routes_refuses_a_tool_rmcp_cannot_describe() {
+    use mrtr::BoxFuture;
+    use mrtr::machine::{Machine, Outcome, Step, StepError, Tool, ToolDescriptor};
     use mrtr::token::Fingerprint;
-    use mrtr::{BoxFuture, Machine, Outcome, Step, StepError, Tool, ToolDescriptor};
 
     struct Odd;
     impl Machine for Odd {

@@ -3,8 +3,9 @@
 
 mod support;
 
+use mrtr::machine::Machine;
 use mrtr::testing::{Harness, Script, answer};
-use mrtr::{Form, Machine, ToolError, elicit, handoff};
+use mrtr::{Form, ToolError, elicit, handoff};
 use serde_json::json;
 use support::Sink;
 use tracing_subscriber::fmt::format::FmtSpan;

@@ -293,7 +293,7 @@ async fn an_engine_state_shows_its_resume_point_kept_values_and_question() {
     let harness = Harness::builder_for_tool(book).mode(Mode::Hmac).build();
     harness.clock().set(now());
     let round = harness.call(json!({"to": "Oslo"})).await;
-    let point = mrtr::Machine::resume_points(&book)[0].id;
+    let point = mrtr::machine::Machine::resume_points(&book)[0].id;
     let output = mrtr(&["inspect", &round.state(), "--json"]);
     assert_eq!(
         output.status.code(),

@@ -5,8 +5,11 @@
 //! * [`elicit`], [`sample`], [`roots`], [`recheck`], [`handoff`]: typed questions (and the
 //!   hand-off point where a tool goes on as a [`task`]); [`Answer`] and [`Reply`]:
 //!   their answers; [`form`]: the restricted elicitation schema and its validation.
-//! * [`Machine`] and its descriptors [`Tool`], [`Prompt`], [`Resource`]: what a multi-round
-//!   handler implements; [`Context`]: what it sees of the round.
+//! * [`Context`]: what a tool sees of its round; [`Server`]'s builder registers tools.
+//! * [`machine`]: [`Machine`](machine::Machine) and its descriptors, what the attributes
+//!   generate and a hand-written multi-round handler implements, with the host-level types a
+//!   round is made of (steps, suspensions, frames, questions). An author of attribute tools
+//!   never names them.
 //! * [`Server`]: a framework-agnostic MCP 2026-07-28 server running those machines;
 //!   [`legacy`]: the same machines for 2025-11-25 clients, run in process over their session.
 #![forbid(unsafe_code)]
@@ -26,7 +29,7 @@ pub mod form;
 mod input;
 mod kept;
 pub mod legacy;
-mod machine;
+pub mod machine;
 mod param_headers;
 pub mod protocol;
 mod results;
@@ -51,12 +54,8 @@ pub use completion::{
 pub use context::{Access, AppState, Authorize, BoxFuture, Context, Denied};
 pub use error::ToolError;
 pub use form::{Choice, ChoiceOption, Form, FormField, FormSchema};
-pub use input::InputRequest;
 pub use legacy::LegacyOptions;
-pub use machine::{
-    Answers, CacheHint, CacheScope, Machine, Outcome, Prompt, PromptArgument, PromptDescriptor,
-    Resource, ResourceDescriptor, ResumePoint, Step, StepError, Suspension, Tool, ToolDescriptor,
-};
+pub use machine::{CacheHint, CacheScope};
 pub use mrtr_uri_template::{TemplateError, TemplateErrorKind};
 pub use protocol::RpcError;
 pub use results::{
@@ -66,7 +65,6 @@ pub use server::{BuildError, DEFAULT_MAX_ROUNDS, Server, ServerBuilder, ServerIn
 #[cfg(feature = "redis")]
 pub use single_use::RedisStore;
 pub use single_use::{MemoryStore, Redemption, ReplayStore, ReplayStoreError};
-pub use state::Frame;
 pub use task::{TaskOptions, TaskSupport, handoff};
 pub use uri_template::UriTemplate;
 

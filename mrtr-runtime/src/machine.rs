@@ -1,5 +1,6 @@
 //! The resumable machine: what `#[mrtr::tool]` (and `#[mrtr::prompt]`, `#[mrtr::resource]`)
-//! generate, and what a hand-written multi-round handler implements.
+//! generate, and what a hand-written multi-round handler implements. An author of attribute
+//! tools never names these types; a host or a hand-written machine does.
 //!
 //! A machine is a program counter plus a frame of kept values. The engine calls
 //! [`Machine::step`] with the pc and frame from the verified state and the answers that count
@@ -15,8 +16,8 @@ use crate::answer::FromAnswer;
 use crate::ask::Ask;
 use crate::capabilities::InputKind;
 use crate::context::{BoxFuture, Context};
-use crate::input::InputRequest;
-use crate::state::frame::Frame;
+pub use crate::input::InputRequest;
+pub use crate::state::Frame;
 use crate::task::TaskSupport;
 use crate::token::Fingerprint;
 

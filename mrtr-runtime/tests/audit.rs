@@ -8,13 +8,15 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use mrtr_runtime::form::FormField;
+use mrtr_runtime::machine::{
+    Machine, Outcome, Prompt, PromptDescriptor, Step, StepError, Suspension, Tool, ToolDescriptor,
+};
 use mrtr_runtime::token::{
     Fingerprint, KeyId, KeyRing, ManualClock, SecretKey, StateCodec, TokenId,
 };
 use mrtr_runtime::{
     Access, Answer, AnswerError, BoxFuture, CallToolResult, DEFAULT_MAX_ROUNDS, Denied, Form,
-    Machine, Outcome, Prompt, PromptDescriptor, Redemption, ReplayStore, ReplayStoreError, Server,
-    ServerBuilder, Step, StepError, Suspension, Tool, ToolDescriptor, ToolOutput, elicit, recheck,
+    Redemption, ReplayStore, ReplayStoreError, Server, ServerBuilder, ToolOutput, elicit, recheck,
 };
 use serde_json::{Map, Value, json};
 use support::{Client, accept, error_code, keys, result, state, text, within};

@@ -7,12 +7,15 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use mrtr_runtime::form::FormField;
+use mrtr_runtime::machine::{
+    Machine, Outcome, Prompt, PromptDescriptor, Resource, ResourceDescriptor, Step, StepError,
+    Suspension, Tool, ToolDescriptor,
+};
 use mrtr_runtime::token::{Fingerprint, KeyId, KeyRing, SecretKey};
 use mrtr_runtime::{
     Access, Answer, AnswerError, BoxFuture, CacheHint, CacheScope, CallToolResult, Denied, Form,
-    Machine, Outcome, Prompt, PromptDescriptor, PromptMessage, PromptOutput, Reply, Resource,
-    ResourceContents, ResourceDescriptor, ResourceOutput, SampledMessage, SamplingRequest, Server,
-    Step, StepError, Suspension, Tool, ToolDescriptor, ToolOutput, elicit, recheck, sample,
+    PromptMessage, PromptOutput, Reply, ResourceContents, ResourceOutput, SampledMessage,
+    SamplingRequest, Server, ToolOutput, elicit, recheck, sample,
 };
 use serde_json::{Map, Value, json};
 use support::{Client, accept, error_code, keys, result, state, text};

@@ -3,9 +3,10 @@
 
 use std::time::Duration;
 
+use mrtr_runtime::BoxFuture;
+use mrtr_runtime::machine::{Machine, Outcome, Step, StepError, Tool, ToolDescriptor};
 use mrtr_runtime::testing::{DEFAULT_ROUND_TIMEOUT, Harness};
 use mrtr_runtime::token::Fingerprint;
-use mrtr_runtime::{BoxFuture, Machine, Outcome, Step, StepError, Tool, ToolDescriptor};
 use serde_json::json;
 
 /// Waits forever, as a machine that spins on an answer it never consumes would.

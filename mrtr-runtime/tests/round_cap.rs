@@ -10,11 +10,11 @@ use std::time::Duration;
 
 use mrtr_runtime::form::FormField;
 use mrtr_runtime::legacy::{ClientFailure, LegacySession, RequestToClient};
+use mrtr_runtime::machine::{Machine, Outcome, Step, StepError, Suspension, Tool, ToolDescriptor};
 use mrtr_runtime::token::{Fingerprint, KeyId, KeyRing, SecretKey};
 use mrtr_runtime::{
     Answer, AnswerError, BoxFuture, CallToolResult, ClientCapabilities, Form, LegacyOptions,
-    Machine, Outcome, Server, Step, StepError, Suspension, Tool, ToolDescriptor, ToolOutput,
-    elicit, recheck,
+    Server, ToolOutput, elicit, recheck,
 };
 use serde_json::{Map, Value, json};
 use support::{Client, accept, result, state, within};

@@ -51,7 +51,7 @@ impl Frame {
         }
     }
 
-    /// The frame, for the generated code that builds a [`Suspension`](crate::Suspension).
+    /// The frame, for the generated code that builds a [`Suspension`](crate::machine::Suspension).
     pub fn into_value(self) -> Self {
         self
     }

@@ -15,7 +15,7 @@
 //! str, bytes = length:varint content; u32 = 4 bytes, big-endian
 //! ```
 //!
-//! `point` names the resume point by its [`ResumePoint::id`](crate::ResumePoint), not by pc, and
+//! `point` names the resume point by its [`ResumePoint::id`](crate::machine::ResumePoint), not by pc, and
 //! `kept` is the signature of what it keeps and expects: together they let a later build
 //! resume the state wherever that point still exists unchanged.
 //!
@@ -39,7 +39,7 @@ use crate::state::known_forms::KnownForms;
 pub(crate) struct SavedState {
     /// The resume point's id (a hand-written machine without resume points: its pc).
     pub(crate) point: u32,
-    /// What the resume point keeps and expects ([`Suspension::kept_types`](crate::Suspension)).
+    /// What the resume point keeps and expects ([`Suspension::kept_types`](crate::machine::Suspension)).
     pub(crate) kept_types: u32,
     pub(crate) steps: u32,
     pub(crate) frame: Frame,

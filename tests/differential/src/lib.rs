@@ -13,8 +13,9 @@
 use std::cell::RefCell;
 use std::future::Future;
 
+use mrtr::machine::Tool;
 use mrtr::testing::{Harness, Round};
-use mrtr::{Ask, FromAnswer, Tool, ToolError};
+use mrtr::{Ask, FromAnswer, ToolError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
