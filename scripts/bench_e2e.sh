@@ -10,7 +10,8 @@
 # Settings (environment, defaults in brackets):
 #   SERVERS       which servers, in order              [rmcp mrtr mrtr-hmac]
 #                 (also: mrtr-hmac-deflate, HMAC deflating payloads over 256 bytes;
-#                 mrtr-mounted, McpServer as the handler of rmcp's own service, AEAD)
+#                 mrtr-mounted, McpServer as the handler of rmcp's own service, AEAD;
+#                 mrtr-handle, Server::handle behind the author's own axum route, AEAD)
 #   CONCURRENCY   concurrent flows                     [16 64]
 #   REPS          interleaved repetitions              [3]
 #   DURATION      measured seconds per run             [10]
@@ -48,6 +49,7 @@ command_of() { # server port
     mrtr-hmac) echo "$bin/e2e-mrtr $2 --hmac" ;;
     mrtr-hmac-deflate) echo "$bin/e2e-mrtr $2 --hmac --deflate" ;;
     mrtr-mounted) echo "$bin/e2e-mrtr $2 --mounted" ;;
+    mrtr-handle) echo "$bin/e2e-mrtr $2 --handle" ;;
     *) echo "unknown server $1" >&2; exit 2 ;;
   esac
 }

@@ -7,7 +7,11 @@
 //! server: `McpServer` as the handler of rmcp's own `StreamableHttpService` (configured as the
 //! hand-written baseline's), so every round takes rmcp's per-request path.
 //!
-//! Usage: `e2e-mrtr PORT [--hmac [--deflate]] [--mounted]`
+//! With `--handle` it is served the third way: `Server::handle` behind the author's own axum
+//! route (read the body, parse it, hand the JSON-RPC request over, write the response), the way
+//! mrtr runs inside any Rust HTTP stack without rmcp.
+//!
+//! Usage: `e2e-mrtr PORT [--hmac [--deflate]] [--mounted | --handle]`
 
 use std::sync::Arc;
 
@@ -89,6 +93,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .codec(codec)
         .tool(book)
         .build()?;
+    if flags.iter().any(|arg| arg == "--handle") {
+        mrtr_bench_e2e::serve(own_front(server), port).await?;
+        return Ok(());
+    }
     let mcp = McpServer::new(server);
     let config = StreamableHttpServerConfig::default().with_json_response(true);
     let router = if flags.iter().any(|arg| arg == "--mounted") {
@@ -104,4 +112,28 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     mrtr_bench_e2e::serve(router, port).await?;
     Ok(())
+}
+
+/// `Server::handle` behind a plain axum route: the author's own front.
+fn own_front(server: Server) -> axum::Router {
+    use axum::http::{StatusCode, header};
+    use axum::response::IntoResponse;
+    let route = move |body: bytes::Bytes| {
+        let server = server.clone();
+        async move {
+            let Ok(request) = serde_json::from_slice::<serde_json::Value>(&body) else {
+                return StatusCode::BAD_REQUEST.into_response();
+            };
+            let response = server.handle(request).await;
+            if response.is_null() {
+                return StatusCode::ACCEPTED.into_response();
+            }
+            (
+                [(header::CONTENT_TYPE, "application/json")],
+                serde_json::to_vec(&response).unwrap_or_default(),
+            )
+                .into_response()
+        }
+    };
+    axum::Router::new().route("/mcp", axum::routing::post(route))
 }
