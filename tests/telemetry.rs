@@ -301,3 +301,72 @@ mod opentelemetry_export {
         );
     }
 }
+
+/// Both ways rmcp serves a round, the direct path of `streamable_http` and `McpServer` mounted
+/// as the handler of rmcp's own service, give the span the request's id and protocol version.
+#[tokio::test]
+async fn over_http_each_serving_way_names_the_request() {
+    use mrtr::rmcp::McpServer;
+    use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService,
+    };
+    use tower::ServiceExt as _;
+
+    let config = StreamableHttpServerConfig::default().with_json_response(true);
+    let direct = axum::Router::new().nest_service(
+        "/mcp",
+        McpServer::new(server()).streamable_http(config.clone()),
+    );
+    let handler = McpServer::new(server());
+    let mounted = axum::Router::new().nest_service(
+        "/mcp",
+        StreamableHttpService::new(
+            move || Ok(handler.clone()),
+            Arc::new(NeverSessionManager::default()),
+            config
+                .with_legacy_session_mode(false)
+                .with_allowed_origins(mrtr::rmcp::LOCAL_ORIGINS),
+        ),
+    );
+    for (way, app) in [("direct", direct), ("mounted", mounted)] {
+        let recorder = Recorder::default();
+        let _guard = tracing::subscriber::set_default(
+            tracing_subscriber::registry().with(
+                recorder.clone().with_filter(
+                    tracing_subscriber::filter::Targets::new()
+                        .with_target("mrtr", tracing::Level::INFO),
+                ),
+            ),
+        );
+        let body = json!({
+            "jsonrpc": "2.0",
+            "id": format!("{way}-7"),
+            "method": "tools/call",
+            "params": {
+                "_meta": {
+                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                    "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+                },
+                "name": "greet",
+                "arguments": {},
+            },
+        });
+        let request = http::Request::post("/mcp")
+            .header("host", "localhost")
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "greet")
+            .body(axum::body::Body::from(body.to_string()))
+            .unwrap();
+        let response = app.oneshot(request).await.unwrap();
+        assert_eq!(response.status(), 200, "{way}");
+        let rounds = recorder.rounds();
+        assert_eq!(rounds.len(), 1, "{way}: {rounds:#?}");
+        assert_eq!(rounds[0]["jsonrpc.request.id"], format!("{way}-7"), "{way}");
+        assert_eq!(rounds[0]["mcp.protocol.version"], "2026-07-28", "{way}");
+        assert_eq!(rounds[0]["mrtr.outcome"], "input_required", "{way}");
+    }
+}

@@ -15,7 +15,7 @@ use crate::single_use::{Redemption, ReplayStore};
 use crate::state::frame::Frame;
 use crate::state::known_forms::KnownForms;
 use crate::state::saved::{self, PendingQuestion, SavedState};
-use crate::telemetry::{self, ErrorType, RequestTrace, RoundReport, RoundSpan};
+use crate::telemetry::{self, Ending, ErrorType, OpenSpan, RequestTrace};
 use crate::token::{Binding, Claims, Flow, InvalidState, StateCodec};
 
 /// What every round needs from the server.
@@ -86,7 +86,7 @@ pub(crate) async fn run_round(
     machine: &dyn Machine,
     input: RoundInput<'_>,
 ) -> Result<RoundEnd, RpcError> {
-    let span = RoundSpan::open(input.method, input.target, input.trace);
+    let span = OpenSpan::open(input.method, input.target, input.trace);
     let is_tool = input.method == "tools/call";
     let ended =
         tracing::Instrument::instrument(round(env, machine, input), span.span().clone()).await;
@@ -96,7 +96,7 @@ pub(crate) async fn run_round(
 
 /// How the round ended, for its span and its duration metric. Refusals inside a round are tool
 /// errors for a tool and `-32602` for a prompt or a resource (see `server::round`).
-fn telemetry_of(ended: &Result<RoundEnd, RpcError>, is_tool: bool) -> RoundReport {
+fn telemetry_of(ended: &Result<RoundEnd, RpcError>, is_tool: bool) -> Ending {
     let refused = if is_tool {
         ErrorType::ToolError
     } else {
@@ -111,7 +111,7 @@ fn telemetry_of(ended: &Result<RoundEnd, RpcError>, is_tool: bool) -> RoundRepor
         ),
         Ok(RoundEnd::InputRequired { requests, .. }) => {
             let keys: Vec<&str> = requests.iter().map(|(key, _)| key.as_str()).collect();
-            return RoundReport {
+            return Ending {
                 outcome: "input_required",
                 keys: Some(keys.join(",")),
                 reason: None,
@@ -137,7 +137,7 @@ fn telemetry_of(ended: &Result<RoundEnd, RpcError>, is_tool: bool) -> RoundRepor
             Some(ErrorType::JsonRpc(error.code)),
         ),
     };
-    RoundReport {
+    Ending {
         outcome,
         keys: None,
         reason,

@@ -46,6 +46,7 @@ use super::cancel_on_drop::CancelOnDrop;
 use super::sessions::BoundedSessions;
 use super::{McpServer, Principal, Retry, error};
 use crate::server::{RoundMethod, check_meta};
+use crate::telemetry::{JsonRpcId, RequestTrace};
 
 type BoxResponse = Response<BoxBody<Bytes, Infallible>>;
 pub(super) type Rmcp = StreamableHttpService<McpServer, BoundedSessions>;
@@ -290,7 +291,7 @@ impl DirectRounds {
     async fn answer(&self, call: Call, extensions: &http::Extensions) -> BoxResponse {
         let Call { id, round } = call;
         tracing::debug!(target: "mrtr::rmcp", method = round.method_name(), target = round.target(), "answered on the direct path");
-        let outcome = self.run(round, extensions).await;
+        let outcome = self.run(round, &id, extensions).await;
         let message = match outcome {
             Ok(result) => ServerJsonRpcMessage::response(result, id),
             Err(error) => ServerJsonRpcMessage::error(error, Some(id)),
@@ -312,10 +313,14 @@ impl DirectRounds {
     /// The round of `McpServer`'s handler for the same request, and its reply shaped the same.
     async fn run(
         &self,
-        round: Round,
+        mut round: Round,
+        id: &RequestId,
         extensions: &http::Extensions,
     ) -> Result<ServerResult, rmcp::ErrorData> {
-        let capabilities = check_meta(round.meta().map(|meta| &meta.0.0)).map_err(error)?;
+        // Out of the params before they become the retry: the round's span reads it.
+        let meta = round.take_meta();
+        let meta = meta.as_ref().map(|meta| &meta.0.0);
+        let capabilities = check_meta(meta).map_err(error)?;
         let principal = extensions
             .get::<Principal>()
             .map(|principal| principal.0.as_str());
@@ -329,6 +334,10 @@ impl DirectRounds {
                 retry,
                 capabilities,
                 principal,
+                RequestTrace {
+                    id: JsonRpcId::of_rmcp(id),
+                    meta,
+                },
                 self.settings.config.cancellation_token.cancelled(),
             )
             .await?;
@@ -526,6 +535,14 @@ impl Round {
             Self::Tool(params) => &params.name,
             Self::Prompt(params) => &params.name,
             Self::Resource(params) => &params.uri,
+        }
+    }
+
+    fn take_meta(&mut self) -> Option<RequestMetaObject> {
+        match self {
+            Self::Tool(params) => params.meta.take(),
+            Self::Prompt(params) => params.meta.take(),
+            Self::Resource(params) => params.meta.take(),
         }
     }
 

@@ -77,6 +77,7 @@ pub use retired::{
 
 use crate::protocol::{META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, RpcError};
 use crate::server::{RoundMethod, RoundReply, RoundRequest, Server, check_meta, tool_entry};
+use crate::telemetry::{JsonRpcId, RequestTrace};
 
 /// The identity the host authenticated for a request. Every `requestState` is bound to it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -174,6 +175,10 @@ impl McpServer {
             retry,
             capabilities,
             principal.as_deref(),
+            RequestTrace {
+                id: JsonRpcId::of_rmcp(&context.id),
+                meta: Some(raw),
+            },
             context.ct.cancelled(),
         ))
         .await
@@ -181,6 +186,10 @@ impl McpServer {
 
     /// A round with the client's capabilities already read; the step is dropped, and the
     /// round answers "request cancelled", if `cancelled` resolves first.
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "the request's pieces as the two hosts parsed them, until both build one RoundRequest"
+    )]
     pub(super) async fn round_with(
         &self,
         method: RoundMethod,
@@ -188,6 +197,7 @@ impl McpServer {
         retry: Retry,
         capabilities: crate::capabilities::ClientCapabilities,
         principal: Option<&str>,
+        trace: RequestTrace<'_>,
         cancelled: impl Future<Output = ()>,
     ) -> Result<RoundReply, ErrorData> {
         let request = RoundRequest {
@@ -201,7 +211,7 @@ impl McpServer {
             capabilities,
             principal,
             on_session: false,
-            trace: crate::telemetry::RequestTrace::default(),
+            trace,
         };
         crate::server::until_cancelled(self.server.round(request), cancelled)
             .await

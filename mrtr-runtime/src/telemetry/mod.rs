@@ -55,6 +55,17 @@ impl<'a> JsonRpcId<'a> {
     }
 }
 
+#[cfg(feature = "rmcp")]
+impl<'a> JsonRpcId<'a> {
+    /// The id of a request rmcp parsed.
+    pub(crate) fn of_rmcp(id: &'a rmcp::model::RequestId) -> Option<Self> {
+        Some(match id {
+            rmcp::model::NumberOrString::Number(number) => Self::Number(*number),
+            rmcp::model::NumberOrString::String(text) => Self::Text(text),
+        })
+    }
+}
+
 impl fmt::Display for JsonRpcId<'_> {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -65,7 +76,7 @@ impl fmt::Display for JsonRpcId<'_> {
 }
 
 /// How a round ended, as its span and its duration metric report it.
-pub(crate) struct RoundReport {
+pub(crate) struct Ending {
     /// `complete`, `input_required`, `tool_error`, `refused` or `task`.
     pub(crate) outcome: &'static str,
     /// The keys asked, comma-separated, when the round asks.
@@ -86,13 +97,13 @@ pub(crate) enum ErrorType {
 }
 
 /// A round's span, open from the request to the reply.
-pub(crate) struct RoundSpan {
+pub(crate) struct OpenSpan {
     span: Span,
     started: Instant,
     method: &'static str,
 }
 
-impl RoundSpan {
+impl OpenSpan {
     /// Opens the span of a `method` round on `target` (the tool or prompt name, or the resource
     /// URI).
     pub(crate) fn open(method: &'static str, target: &str, request: RequestTrace<'_>) -> Self {
@@ -137,7 +148,7 @@ impl RoundSpan {
 
     /// Records how the round ended on the span, and its duration as the
     /// `mcp.server.operation.duration` metric.
-    pub(crate) fn close(self, ended: RoundReport) {
+    pub(crate) fn close(self, ended: Ending) {
         let elapsed = self.started.elapsed();
         let span = &self.span;
         if !span.is_disabled() {
