@@ -90,7 +90,7 @@ pub(crate) async fn run_round(
     let is_tool = input.method == "tools/call";
     let ended =
         tracing::Instrument::instrument(round(env, machine, input), span.span().clone()).await;
-    span.close(telemetry_of(&ended, is_tool));
+    span.close(|| telemetry_of(&ended, is_tool));
     ended
 }
 

@@ -335,7 +335,7 @@ impl DirectRounds {
                 capabilities,
                 principal,
                 RequestTrace {
-                    id: JsonRpcId::of_rmcp(id),
+                    id: Some(JsonRpcId::of_rmcp(id)),
                     meta,
                 },
                 self.settings.config.cancellation_token.cancelled(),

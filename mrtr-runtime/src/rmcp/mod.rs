@@ -176,7 +176,7 @@ impl McpServer {
             capabilities,
             principal.as_deref(),
             RequestTrace {
-                id: JsonRpcId::of_rmcp(&context.id),
+                id: Some(JsonRpcId::of_rmcp(&context.id)),
                 meta: Some(raw),
             },
             context.ct.cancelled(),

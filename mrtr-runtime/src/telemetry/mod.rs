@@ -25,10 +25,8 @@ use serde_json::{Map, Value};
 use tracing::Span;
 use tracing::field::Empty;
 
+use crate::protocol::META_PROTOCOL_VERSION;
 use crate::token::Flow;
-
-/// The `_meta` key under which a 2026-07-28 request names its protocol version.
-const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
 
 /// What a host knows of a request besides its params: its JSON-RPC id and its `_meta`.
 #[derive(Clone, Copy, Debug, Default)]
@@ -58,11 +56,11 @@ impl<'a> JsonRpcId<'a> {
 #[cfg(feature = "rmcp")]
 impl<'a> JsonRpcId<'a> {
     /// The id of a request rmcp parsed.
-    pub(crate) fn of_rmcp(id: &'a rmcp::model::RequestId) -> Option<Self> {
-        Some(match id {
+    pub(crate) fn of_rmcp(id: &'a rmcp::model::RequestId) -> Self {
+        match id {
             rmcp::model::NumberOrString::Number(number) => Self::Number(*number),
             rmcp::model::NumberOrString::String(text) => Self::Text(text),
-        })
+        }
     }
 }
 
@@ -147,10 +145,16 @@ impl OpenSpan {
     }
 
     /// Records how the round ended on the span, and its duration as the
-    /// `mcp.server.operation.duration` metric.
-    pub(crate) fn close(self, ended: Ending) {
-        let elapsed = self.started.elapsed();
+    /// `mcp.server.operation.duration` metric. `ending` runs only when a subscriber listens to
+    /// either: with no one listening a round pays nothing for the keys and reasons.
+    pub(crate) fn close(self, ending: impl FnOnce() -> Ending) {
         let span = &self.span;
+        let metered = tracing::enabled!(target: "mrtr::metrics", tracing::Level::DEBUG);
+        if span.is_disabled() && !metered {
+            return;
+        }
+        let elapsed = self.started.elapsed();
+        let ended = ending();
         if !span.is_disabled() {
             span.record("mrtr.outcome", ended.outcome);
             span.record("mrtr.duration_us", elapsed.as_micros() as u64);
@@ -172,6 +176,9 @@ impl OpenSpan {
                 }
                 None => {}
             }
+        }
+        if !metered {
+            return;
         }
         let error_type = ended.error.map(|error| match error {
             ErrorType::ToolError => "tool_error".to_owned(),
@@ -224,7 +231,7 @@ fn describe_request(span: &Span, request: RequestTrace<'_>) {
         span.record("jsonrpc.request.id", tracing::field::display(id));
     }
     let Some(meta) = request.meta else { return };
-    if let Some(Value::String(version)) = meta.get(PROTOCOL_VERSION_KEY) {
+    if let Some(Value::String(version)) = meta.get(META_PROTOCOL_VERSION) {
         span.record("mcp.protocol.version", version.as_str());
     }
     if let Some(Value::String(value)) = meta.get("traceparent")
