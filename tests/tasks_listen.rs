@@ -6,7 +6,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mrtr::task::{MemoryTaskStore, TaskListener, TaskStore};
+use mrtr::TaskListener;
+use mrtr::task::{MemoryTaskStore, TaskStore};
 use mrtr::token::{KeyId, KeyRing, SecretKey};
 use mrtr::{Answer, Form, Server, TaskOptions, ToolError, elicit};
 use serde_json::{Value, json};

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::form::Form;
+use crate::form::{AnswerError, Form};
 
 /// The user's answer to an elicitation. Serializable when `T` is, so it can be kept across a
 /// later `ask!` (derive `Serialize` and `Deserialize` on the form for that).
@@ -145,45 +145,6 @@ pub trait FromAnswer: Sized {
 
     /// Decodes the validated answer.
     fn from_answer(answer: &Value) -> Result<Self, AnswerError>;
-}
-
-/// An answer that passed validation but does not decode into the type asked for: the request
-/// sent and the type disagree. The round fails with the reason, naming the key.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AnswerError(String);
-
-impl AnswerError {
-    /// An answer that does not decode, because of `reason` (shown to the client with the key).
-    pub fn new(reason: impl Into<String>) -> Self {
-        Self(reason.into())
-    }
-
-    /// The reason, as given.
-    pub fn reason(&self) -> &str {
-        &self.0
-    }
-}
-
-impl std::fmt::Display for AnswerError {
-    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        formatter.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for AnswerError {}
-
-/// A reason, as [`FormField::decode`](crate::FormField::decode) gives it, so that `?` works in a
-/// hand-written [`Form::from_content`].
-impl From<String> for AnswerError {
-    fn from(reason: String) -> Self {
-        Self(reason)
-    }
-}
-
-impl From<&str> for AnswerError {
-    fn from(reason: &str) -> Self {
-        Self(reason.to_owned())
-    }
 }
 
 fn action_and_content(answer: &Value) -> (&str, Option<&Map<String, Value>>) {

@@ -45,7 +45,7 @@ pub mod testing;
 pub mod token;
 mod uri_template;
 
-pub use answer::{Answer, AnswerError, FromAnswer, NotAccepted, Reply, Root, SampledMessage};
+pub use answer::{Answer, FromAnswer, NotAccepted, Reply, Root, SampledMessage};
 pub use ask::{Ask, SamplingRequest, elicit, recheck, roots, sample};
 pub use capabilities::{ClientCapabilities, InputKind};
 pub use completion::{
@@ -53,7 +53,7 @@ pub use completion::{
 };
 pub use context::{Access, AppState, Authorize, BoxFuture, Context, Denied};
 pub use error::ToolError;
-pub use form::{Choice, ChoiceOption, Form, FormField, FormSchema};
+pub use form::{AnswerError, Choice, ChoiceOption, Form, FormField, FormSchema};
 pub use legacy::LegacyOptions;
 pub use machine::{CacheHint, CacheScope};
 pub use mrtr_uri_template::{TemplateError, TemplateErrorKind};
@@ -61,7 +61,10 @@ pub use protocol::RpcError;
 pub use results::{
     CallToolResult, Json, PromptMessage, PromptOutput, ResourceContents, ResourceOutput, ToolOutput,
 };
-pub use server::{BuildError, DEFAULT_MAX_ROUNDS, Server, ServerBuilder, ServerInfo};
+pub use server::{
+    BuildError, DEFAULT_MAX_ROUNDS, MAX_LISTENED_TASKS, Server, ServerBuilder, ServerInfo,
+    TaskListener,
+};
 #[cfg(feature = "redis")]
 pub use single_use::RedisStore;
 pub use single_use::{MemoryStore, Redemption, ReplayStore, ReplayStoreError};
@@ -84,7 +87,6 @@ macro_rules! ask {
 /// What generated code names. Not part of the public API: no stability guarantees.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::answer::AnswerError;
     pub use crate::ask;
     pub use crate::capabilities::InputKind;
     pub use crate::context::{BoxFuture, Context};
@@ -96,7 +98,7 @@ pub mod __private {
         finish_resource, finish_tool, frame_as_json, keep, kept_types, kept_types_once, loop_state,
         restore, reuse_arguments, suspend, type_of, unlowered, unslot, versioned_fingerprint,
     };
-    pub use crate::form::{Choice, ChoiceOption, Form, FormField, FormSchema};
+    pub use crate::form::{AnswerError, Choice, ChoiceOption, Form, FormField, FormSchema};
     pub use crate::machine::{
         Answers, CacheHint, CacheScope, Generated, Machine, Outcome, Prompt, PromptArgument,
         PromptDescriptor, Resource, ResourceDescriptor, ResumePoint, Step, StepError, Suspension,

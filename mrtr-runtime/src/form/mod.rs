@@ -6,13 +6,13 @@
 //! cannot express. An accepted answer is validated against the schema that was sent (see
 //! [`validate_content`]) before it is decoded, and an invalid one is asked again with the reason.
 
+mod answer_error;
 mod field;
 mod validate;
 
 use serde_json::{Map, Value};
 
-use crate::answer::AnswerError;
-
+pub use answer_error::AnswerError;
 pub use field::{Choice, ChoiceOption, FormField};
 
 /// What `#[derive(Form)]` and `#[derive(Choice)]` generate code against. Not a public API.

@@ -26,8 +26,5 @@ pub use record::TaskStatus;
 pub use redis_store::RedisTaskStore;
 pub use store::{Inserted, StoredTask, TaskStore, TaskStoreError};
 pub use support::TaskSupport;
-
-pub use crate::server::{MAX_LISTENED_TASKS, TaskListener};
-
 /// The extension's identifier, as clients declare it and servers advertise it.
 pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
