@@ -11,11 +11,12 @@ use crate::context::{Access, AppState, Authorize, Context, Denied};
 use crate::input::InputRequest;
 use crate::machine::{Answers, Machine, Outcome, Step, StepError};
 use crate::protocol::RpcError;
+use crate::server::{RoundMethod, RoundRequest};
 use crate::single_use::{Redemption, ReplayStore};
 use crate::state::frame::Frame;
 use crate::state::known_forms::KnownForms;
 use crate::state::saved::{self, PendingQuestion, SavedState};
-use crate::telemetry::{self, Ending, ErrorType, OpenSpan, RequestTrace};
+use crate::telemetry::{self, Ending, ErrorType, OpenSpan};
 use crate::token::{Binding, Claims, Flow, InvalidState, StateCodec};
 
 /// What every round needs from the server.
@@ -28,15 +29,13 @@ pub(crate) struct Environment {
     pub(crate) forms: KnownForms,
 }
 
-/// One request of a flow, already checked for shape by the server.
+/// One request of a flow, already checked for shape by the server, with the server's defaults
+/// for its target.
 pub(crate) struct RoundInput<'a> {
-    pub(crate) method: &'static str,
-    pub(crate) target: &'a str,
+    /// The request (its arguments taken into `arguments`).
+    pub(crate) request: RoundRequest<'a>,
+    /// The arguments the machine reads: the request's, or a resource URI's variables.
     pub(crate) arguments: &'a Value,
-    pub(crate) input_responses: Option<Map<String, Value>>,
-    pub(crate) request_state: Option<&'a str>,
-    pub(crate) capabilities: ClientCapabilities,
-    pub(crate) principal: Option<&'a str>,
     pub(crate) max_rounds: u32,
     pub(crate) single_use: bool,
     /// At the hand-off point the round ends with [`RoundEnd::HandOff`] (a task-capable tool,
@@ -45,8 +44,6 @@ pub(crate) struct RoundInput<'a> {
     /// With `to_task`: the tool has no hand-off point, so a first round hands off before the
     /// body runs.
     pub(crate) task_at_start: bool,
-    /// The request's id and `_meta`, for its span.
-    pub(crate) trace: RequestTrace<'a>,
 }
 
 /// How a round ended, before the server maps it onto the method's result or error.
@@ -86,8 +83,9 @@ pub(crate) async fn run_round(
     machine: &dyn Machine,
     input: RoundInput<'_>,
 ) -> Result<RoundEnd, RpcError> {
-    let span = OpenSpan::open(input.method, input.target, input.trace);
-    let is_tool = input.method == "tools/call";
+    let request = &input.request;
+    let span = OpenSpan::open(request.method.as_str(), request.target, request.trace);
+    let is_tool = request.method == RoundMethod::CallTool;
     let ended =
         tracing::Instrument::instrument(round(env, machine, input), span.span().clone()).await;
     span.close(|| telemetry_of(&ended, is_tool));
@@ -150,18 +148,22 @@ async fn round(
     machine: &dyn Machine,
     input: RoundInput<'_>,
 ) -> Result<RoundEnd, RpcError> {
-    let binding =
-        Binding::new(input.method, input.target, Some(input.arguments)).principal(input.principal);
+    let binding = Binding::new(
+        input.request.method.as_str(),
+        input.request.target,
+        Some(input.arguments),
+    )
+    .principal(input.request.principal);
     let fingerprint = machine.fingerprint();
     // Verification comes before any code of the author or the host runs.
-    let (flow, mut state, resumed, claims) = match input.request_state {
+    let (flow, mut state, resumed, claims) = match input.request.request_state {
         Some(token) => {
             let opened = env.codec.open_state(token, &binding, fingerprint)?;
             let Some(state) = SavedState::decode(&opened.payload, &env.forms) else {
                 match saved::unknown_form(&opened.payload, &env.forms) {
                     Some(form) => tracing::warn!(
                         target: "mrtr::state",
-                        tool = input.target,
+                        tool = input.request.target,
                         form = %format_args!("{form:016x}"),
                         "rejected requestState: the form it waits for changed since the state was \
                          minted (the form type's fields or descriptions)"
@@ -191,7 +193,7 @@ async fn round(
         at = Place::of_state(machine, state.point).ok_or_else(|| {
             tracing::warn!(
                 target: "mrtr::state",
-                tool = input.target,
+                tool = input.request.target,
                 resume_point = %format_args!("{:08x}", state.point),
                 "rejected requestState: its resume point does not exist in this build (an ask \
                  key or the constructs around the ask changed)"
@@ -203,10 +205,10 @@ async fn round(
     // Authorization before redemption: a denied round must not spend a single-use state.
     if let Some(authorizer) = &env.authorizer {
         let access = Access {
-            method: input.method,
-            target: input.target,
+            method: input.request.method.as_str(),
+            target: input.request.target,
             arguments: input.arguments,
-            principal: input.principal,
+            principal: input.request.principal,
             round: flow.round(),
         };
         if let Err(denied) = authorizer.authorize(access).await {
@@ -216,13 +218,13 @@ async fn round(
     if input.single_use
         && let Some(claims) = &claims
     {
-        consume(env, claims, input.principal).await?;
+        consume(env, claims, input.request.principal).await?;
     }
 
     let cx = Context::new(
         Arc::clone(&env.state),
-        input.capabilities,
-        input.principal.map(str::to_owned),
+        input.request.capabilities,
+        input.request.principal.map(str::to_owned),
         flow.round(),
         flow.id(),
         state.steps,
@@ -237,13 +239,13 @@ async fn round(
     }
     let run = Run {
         machine,
-        target: input.target,
+        target: input.request.target,
         arguments: input.arguments,
         cx: &cx,
     };
     // Answers count once, for the first suspension this round meets: the one restored from
     // the state or, in a round without state, the first one the machine reaches.
-    let mut responses = input.input_responses;
+    let mut responses = input.request.input_responses;
     let mut at_suspension = resumed;
     let mut sent_before = resumed;
     let mut passed_handoff = false;

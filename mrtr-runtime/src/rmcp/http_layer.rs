@@ -10,9 +10,11 @@ use bytes::Bytes;
 use http_body::{Body, Frame};
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
-use super::McpServer;
 use super::direct::DirectRounds;
-use super::retired::{strip_retired_fields_from_bytes, strip_retired_fields_from_shared};
+use super::mcp_server::McpServer;
+use super::retired::{
+    FieldsFiltered, strip_retired_fields_from_bytes, strip_retired_fields_from_shared,
+};
 use super::sessions::BoundedSessions;
 
 /// A tower layer that removes the fields the 2026-07-28 revision retired (rmcp 3.11 writes
@@ -55,6 +57,16 @@ where
         let response = self.inner.call(request);
         Box::pin(async move {
             let (mut parts, mut body) = response.await?.into_parts();
+            if parts.extensions.get::<FieldsFiltered>().is_some() {
+                let body = RetiredFieldsBody {
+                    inner: body,
+                    kind: Kind::Pass,
+                    buffer: Vec::new(),
+                    ready: Bytes::new(),
+                    done: false,
+                };
+                return Ok(http::Response::from_parts(parts, body));
+            }
             let content_type = parts
                 .headers
                 .get(http::header::CONTENT_TYPE)

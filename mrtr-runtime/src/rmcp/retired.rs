@@ -11,6 +11,11 @@ use std::task::{Context, Poll, ready};
 use serde_json::Value;
 use tokio::io::AsyncWrite;
 
+/// Marks a response whose body was filtered where it was built (the direct path's), so that
+/// [`RetiredFieldsLayer`](super::RetiredFieldsLayer) passes it on without reading it again.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FieldsFiltered;
+
 /// Removes retired fields from one JSON-RPC message (in place), and moves each tool's
 /// `execution` (`taskSupport`), which mrtr carries through rmcp's `Tool` in its `_meta`, back
 /// to the tool's top level.

@@ -19,8 +19,9 @@ use tokio::sync::Semaphore;
 use tower_service::Service;
 
 use super::deadline::DeadlineBody;
+use super::http_layer::StreamableHttp;
 use super::limits::HttpLimits;
-use super::{McpServer, StreamableHttp};
+use super::mcp_server::McpServer;
 
 /// How long, after the grace period, connections get to close once their streams are.
 const STREAMS_CLOSE: Duration = Duration::from_secs(2);
@@ -51,7 +52,7 @@ impl McpServer {
     /// ```
     pub async fn serve_stdio(self) -> Result<(), ServeError> {
         let running = self
-            .serve(super::stdio())
+            .serve(super::retired::stdio())
             .await
             .map_err(|error| ServeError::Start(error.to_string()))?;
         running

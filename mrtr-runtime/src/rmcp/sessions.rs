@@ -13,7 +13,13 @@ use rmcp::transport::streamable_http_server::session::local::{
 use rmcp::transport::streamable_http_server::session::{ServerSseMessage, SessionId};
 use rmcp::transport::streamable_http_server::{RestoreOutcome, SessionManager};
 
+use rmcp::transport::streamable_http_server::StreamableHttpService;
+
+use super::mcp_server::McpServer;
 use crate::legacy::LegacyOptions;
+
+/// rmcp's streamable-HTTP service as mrtr builds it: its sessions bounded.
+pub(super) type RmcpService = StreamableHttpService<McpServer, BoundedSessions>;
 
 /// rmcp's [`LocalSessionManager`] with a cap on the sessions it holds.
 #[derive(Debug)]

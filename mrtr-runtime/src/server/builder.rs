@@ -5,7 +5,7 @@ use std::sync::Arc;
 use mrtr_uri_template::TemplateError;
 use serde_json::json;
 
-use super::{Inner, Server, ServerInfo};
+use super::instance::{Inner, Server, ServerInfo};
 use crate::completion::Complete;
 use crate::context::{AppState, Authorize};
 use crate::engine::Environment;

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::Server;
+use super::instance::Server;
 use super::method::{Capability, Listing};
 use crate::machine::{PromptDescriptor, ResourceDescriptor, ToolDescriptor};
 use crate::protocol::PROTOCOL_VERSION;

@@ -1,4 +1,4 @@
-//! The methods a [`Server`](super::Server) answers, parsed once from their names.
+//! The methods a [`Server`](super::instance::Server) answers, parsed once from their names.
 
 /// A method this server answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::method::RoundMethod;
-use super::round::RoundRequest;
+use super::request::RoundRequest;
 use crate::capabilities::ClientCapabilities;
 use crate::protocol::{
     META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, PROTOCOL_VERSION, RpcError,

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::Server;
+use super::instance::Server;
 use crate::input::InputRequest;
 use crate::machine::CacheHint;
 use crate::protocol::{META_SERVER_INFO, RpcError};

@@ -3,35 +3,15 @@
 
 use serde_json::{Map, Value, json};
 
-use super::Server;
+use super::instance::Server;
 use super::method::RoundMethod;
 use super::reply::RoundReply;
-use crate::capabilities::ClientCapabilities;
+use super::request::RoundRequest;
 use crate::engine::{RoundEnd, RoundInput, run_round};
 use crate::machine::CacheHint;
 use crate::protocol::RpcError;
 use crate::results::{CallToolResult, ToolOutput};
 use crate::task::{TASKS_EXTENSION, TaskSupport};
-use crate::telemetry::RequestTrace;
-
-/// One round's request with its params parsed: from JSON by [`Server::handle`], or from a
-/// host's own types (the rmcp adapter hands its typed params over without a JSON detour).
-pub(crate) struct RoundRequest<'a> {
-    pub(crate) method: RoundMethod,
-    /// The tool or prompt name, or the resource URI.
-    pub(crate) target: &'a str,
-    /// The arguments object (`None`: absent or `null`, which mean `{}`).
-    pub(crate) arguments: Option<Map<String, Value>>,
-    pub(crate) input_responses: Option<Map<String, Value>>,
-    pub(crate) request_state: Option<&'a str>,
-    pub(crate) capabilities: ClientCapabilities,
-    pub(crate) principal: Option<&'a str>,
-    /// A round of a 2025-era session, which runs the whole body: never a task, whatever
-    /// the tool's task support or the session's capabilities.
-    pub(crate) on_session: bool,
-    /// The request's id and `_meta`, for its span.
-    pub(crate) trace: RequestTrace<'a>,
-}
 
 impl Server {
     /// Runs one round whose params were parsed already (by [`Server::handle`] from JSON, or
@@ -159,18 +139,12 @@ impl Server {
         single_use: bool,
     ) -> RoundInput<'a> {
         RoundInput {
-            method: request.method.as_str(),
-            target: request.target,
+            request,
             arguments,
-            input_responses: request.input_responses,
-            request_state: request.request_state,
-            capabilities: request.capabilities,
-            principal: request.principal,
             max_rounds: max_rounds.unwrap_or(self.inner.max_rounds),
             single_use: single_use || self.inner.single_use,
             to_task: false,
             task_at_start: false,
-            trace: request.trace,
         }
     }
 }

@@ -13,7 +13,7 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 use tokio::sync::broadcast::error::RecvError;
 
-use super::Server;
+use super::instance::Server;
 use super::params::check_meta;
 use crate::protocol::RpcError;
 use crate::task::{TASKS_EXTENSION, TaskId};

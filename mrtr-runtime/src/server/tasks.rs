@@ -14,7 +14,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Map, Value, json};
 
-use super::Server;
+use super::instance::Server;
 use crate::capabilities::ClientCapabilities;
 use crate::context::Context;
 use crate::engine::{Ended, HandedOff, Place, Reached, Run, advance, take_answers};

@@ -3,14 +3,11 @@
 //! each suspension's questions go to the client as real requests through rmcp's peer (see
 //! [`crate::legacy`]). 2026-07-28 requests on the same endpoint are served as before.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use rmcp::model::{
-    CancelledNotificationParam, CustomNotification, CustomRequest, ErrorCode,
-    ProgressNotificationParam, ProgressToken, ProtocolVersion, RequestId, ServerNotification,
-    ServerRequest,
+    CancelledNotificationParam, CustomNotification, CustomRequest, ProgressNotificationParam,
+    ProgressToken, ProtocolVersion, RequestId, ServerNotification, ServerRequest,
 };
 use rmcp::service::{PeerRequestOptions, RequestContext, ServiceError};
 use rmcp::{ErrorData, Peer, RoleServer};
@@ -18,7 +15,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use super::{McpServer, convert, error, principal};
+use super::mcp_server::{McpServer, cancelled, error, from_json, principal};
 use crate::capabilities::ClientCapabilities;
 use crate::context::BoxFuture;
 use crate::legacy::{ClientFailure, LegacyOptions, LegacySession, RequestToClient};
@@ -50,7 +47,7 @@ impl McpServer {
     /// How many 2025-era calls are running now (each waits on its client or runs its
     /// machine), across every clone of this server.
     pub fn legacy_calls_running(&self) -> usize {
-        self.flows.running_total()
+        self.calls.running_total()
     }
 
     /// The protocol versions to negotiate: 2026-07-28, and the two handshake revisions whose
@@ -102,7 +99,7 @@ impl McpServer {
         })
     }
 
-    /// [`McpServer::forward`](super::McpServer) for a 2025-era session.
+    /// `McpServer::forward` (handler.rs) for a 2025-era session.
     pub(super) async fn forward_legacy<R: DeserializeOwned>(
         &self,
         method: &str,
@@ -111,7 +108,7 @@ impl McpServer {
         session: RmcpSession,
     ) -> Result<R, ErrorData> {
         let options = self.legacy.clone().unwrap_or_default();
-        let _running = self.flows.enter(session.key.clone(), options.flow_caps())?;
+        let _running = self.calls.enter(session.key.clone(), options.flow_caps())?;
         let params = match serde_json::to_value(params) {
             Ok(params @ Value::Object(_)) => params,
             Ok(Value::Null) => Value::Object(Map::new()),
@@ -125,9 +122,9 @@ impl McpServer {
         // and with it the requests still out to the client (each tells the client so).
         let result = crate::server::until_cancelled(work, context.ct.cancelled())
             .await
-            .ok_or_else(|| ErrorData::new(ErrorCode(-32800), "request cancelled", None))?
+            .ok_or_else(cancelled)?
             .map_err(error)?;
-        convert(result)
+        from_json(result)
     }
 }
 
@@ -139,82 +136,6 @@ pub(super) struct RmcpSession {
     sessionless: bool,
     /// The session's id over HTTP; empty over stdio, where the connection is the session.
     key: String,
-}
-
-/// The 2025-era calls running, server-wide and per session. A running call holds its machine
-/// and arguments until its client answers, so both are capped.
-#[derive(Debug, Default)]
-pub(super) struct FlowGates {
-    running: Mutex<Running>,
-}
-
-#[derive(Debug, Default)]
-struct Running {
-    total: usize,
-    per_session: HashMap<String, usize>,
-}
-
-impl FlowGates {
-    /// A place for one more call on `session`, given the caps (server-wide, per session); the
-    /// place is freed when the returned guard drops, however the call ends.
-    fn enter(
-        self: &Arc<Self>,
-        session: String,
-        (server_wide, per_session): (usize, usize),
-    ) -> Result<FlowPlace, ErrorData> {
-        let mut running = self.running();
-        if running.total >= server_wide {
-            return Err(ErrorData::new(
-                ErrorCode(-32000),
-                "the server is running as many calls from 2025-era sessions as it allows: retry \
-                 later, or connect with MCP 2026-07-28, whose calls hold nothing on the server",
-                None,
-            ));
-        }
-        let on_session = running.per_session.entry(session.clone()).or_default();
-        if *on_session >= per_session {
-            return Err(ErrorData::new(
-                ErrorCode(-32000),
-                "this session is running as many calls at once as the server allows: wait for \
-                 one to finish",
-                None,
-            ));
-        }
-        *on_session += 1;
-        running.total += 1;
-        Ok(FlowPlace {
-            gates: Arc::clone(self),
-            session,
-        })
-    }
-
-    /// How many calls are running, server-wide.
-    fn running_total(&self) -> usize {
-        self.running().total
-    }
-
-    fn running(&self) -> std::sync::MutexGuard<'_, Running> {
-        self.running.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-}
-
-/// One running call's place in [`FlowGates`].
-struct FlowPlace {
-    gates: Arc<FlowGates>,
-    session: String,
-}
-
-impl Drop for FlowPlace {
-    fn drop(&mut self) {
-        let mut running = self.gates.running();
-        running.total -= 1;
-        if let Some(count) = running.per_session.get_mut(&self.session) {
-            *count -= 1;
-            if *count == 0 {
-                running.per_session.remove(&self.session);
-            }
-        }
-    }
 }
 
 impl LegacySession for RmcpSession {
@@ -240,7 +161,7 @@ impl LegacySession for RmcpSession {
                 .send_request_with_option(outgoing, PeerRequestOptions::with_timeout(timeout))
                 .await
                 .map_err(failure)?;
-            let mut guard = CancelOnDrop {
+            let mut guard = WithdrawOnDrop {
                 peer: Some(self.peer.clone()),
                 id: handle.id.clone(),
             };
@@ -291,12 +212,12 @@ impl LegacySession for RmcpSession {
 
 /// Tells the client a request is no longer wanted when the call stops waiting for it (the
 /// call was cancelled, or a sibling question ended it).
-struct CancelOnDrop {
+struct WithdrawOnDrop {
     peer: Option<Peer<RoleServer>>,
     id: RequestId,
 }
 
-impl Drop for CancelOnDrop {
+impl Drop for WithdrawOnDrop {
     fn drop(&mut self) {
         let (Some(peer), Ok(runtime)) = (self.peer.take(), tokio::runtime::Handle::try_current())
         else {

@@ -1,4 +1,4 @@
-//! A 2025-era call's event stream that cancels the call when the client goes away. rmcp's
+//! A response body for a 2025-era call's event stream that cancels the call when the client goes away. rmcp's
 //! session keeps running a call whose HTTP stream was dropped, holding its machine until the
 //! client timeout; a dropped stream is the client's `notifications/cancelled`, so it is sent
 //! on the client's behalf.
@@ -14,25 +14,25 @@ use http_body_util::Full;
 use http_body_util::combinators::BoxBody;
 use rmcp::model::RequestId;
 
-use super::direct::Rmcp;
+use super::sessions::RmcpService;
 
 /// `inner`, the event stream of call `id`; dropped before its end, it cancels the call.
-pub(super) struct CancelOnDrop {
+pub(super) struct CancellingBody {
     inner: BoxBody<Bytes, Infallible>,
     cancel: Option<Cancel>,
 }
 
 /// What it takes to cancel the call: the session's rmcp service and headers, the call's id.
 struct Cancel {
-    rmcp: Rmcp,
+    rmcp: RmcpService,
     headers: HeaderMap,
     id: RequestId,
 }
 
-impl CancelOnDrop {
+impl CancellingBody {
     pub(super) fn new(
         inner: BoxBody<Bytes, Infallible>,
-        rmcp: Rmcp,
+        rmcp: RmcpService,
         headers: HeaderMap,
         id: RequestId,
     ) -> Self {
@@ -43,7 +43,7 @@ impl CancelOnDrop {
     }
 }
 
-impl Body for CancelOnDrop {
+impl Body for CancellingBody {
     type Data = Bytes;
     type Error = Infallible;
 
@@ -69,7 +69,7 @@ impl Body for CancelOnDrop {
     }
 }
 
-impl Drop for CancelOnDrop {
+impl Drop for CancellingBody {
     fn drop(&mut self) {
         let Some(Cancel { rmcp, headers, id }) = self.cancel.take() else {
             return;

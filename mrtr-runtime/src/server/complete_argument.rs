@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use super::Server;
+use super::instance::Server;
 use crate::completion::{CompletionTarget, parse_request};
 use crate::context::Access;
 use crate::protocol::RpcError;

@@ -1,0 +1,230 @@
+//! One MRTR round from rmcp's typed params. The params of `tools/call`, `prompts/get` and
+//! `resources/read` become mrtr's one request type, [`RoundRequest`], without a JSON detour,
+//! and the round's reply becomes rmcp's response type for the method. The mounted handler and
+//! the direct path both go through here.
+
+use rmcp::ErrorData;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, GetPromptRequestParams, GetPromptResponse,
+    InputRequiredResult, InputResponses, ReadResourceRequestParams, ReadResourceResponse,
+    RequestMetaObject, ServerResult,
+};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use super::convert;
+use super::mcp_server::{McpServer, cancelled, error, from_json};
+use crate::capabilities::ClientCapabilities;
+use crate::server::{RoundMethod, RoundReply, RoundRequest, until_cancelled};
+use crate::telemetry::RequestTrace;
+
+/// rmcp's params of a method that runs a round.
+pub(super) trait RoundParams: Serialize + Send {
+    /// The method's response in rmcp's types.
+    type Response: RoundResponse;
+    /// The method.
+    const METHOD: RoundMethod;
+    /// The request's `_meta`, as the client sent it in the params.
+    fn meta(&self) -> Option<&RequestMetaObject>;
+    /// Takes the `_meta` out, for the caller to read while the params become the request.
+    fn take_meta(&mut self) -> Option<RequestMetaObject>;
+    /// This round's request: the params' arguments and answers are taken, the target and the
+    /// state borrowed.
+    fn request<'a>(
+        &'a mut self,
+        capabilities: ClientCapabilities,
+        principal: Option<&'a str>,
+        trace: RequestTrace<'a>,
+    ) -> RoundRequest<'a>;
+}
+
+/// rmcp's response type of a method that runs a round.
+pub(super) trait RoundResponse: Sized + Into<ServerResult> {
+    /// The complete result a 2025-era session's call ends with.
+    type CompleteResult: DeserializeOwned;
+    /// The response carrying a complete result.
+    fn complete(result: Self::CompleteResult) -> Self;
+    /// The response for a round's reply.
+    fn from_reply(server: &McpServer, reply: RoundReply) -> Result<Self, ErrorData>;
+}
+
+impl McpServer {
+    /// Runs one round; the step is dropped, and the round answers "request cancelled", if
+    /// `cancelled` resolves first.
+    pub(super) async fn run_round(
+        &self,
+        request: RoundRequest<'_>,
+        cancelled_by: impl Future<Output = ()>,
+    ) -> Result<RoundReply, ErrorData> {
+        until_cancelled(self.server.round(request), cancelled_by)
+            .await
+            .ok_or_else(cancelled)?
+            .map_err(error)
+    }
+}
+
+/// `inputResponses` as the engine reads them.
+fn answers(responses: InputResponses) -> Map<String, Value> {
+    responses.into_iter().collect()
+}
+
+impl RoundParams for CallToolRequestParams {
+    type Response = CallToolResponse;
+    const METHOD: RoundMethod = RoundMethod::CallTool;
+
+    fn meta(&self) -> Option<&RequestMetaObject> {
+        self.meta.as_ref()
+    }
+
+    fn take_meta(&mut self) -> Option<RequestMetaObject> {
+        self.meta.take()
+    }
+
+    fn request<'a>(
+        &'a mut self,
+        capabilities: ClientCapabilities,
+        principal: Option<&'a str>,
+        trace: RequestTrace<'a>,
+    ) -> RoundRequest<'a> {
+        RoundRequest {
+            method: Self::METHOD,
+            target: &self.name,
+            arguments: self.arguments.take(),
+            input_responses: self.input_responses.take().map(answers),
+            request_state: self.request_state.as_deref(),
+            capabilities,
+            principal,
+            on_session: false,
+            trace,
+        }
+    }
+}
+
+impl RoundParams for GetPromptRequestParams {
+    type Response = GetPromptResponse;
+    const METHOD: RoundMethod = RoundMethod::GetPrompt;
+
+    fn meta(&self) -> Option<&RequestMetaObject> {
+        self.meta.as_ref()
+    }
+
+    fn take_meta(&mut self) -> Option<RequestMetaObject> {
+        self.meta.take()
+    }
+
+    fn request<'a>(
+        &'a mut self,
+        capabilities: ClientCapabilities,
+        principal: Option<&'a str>,
+        trace: RequestTrace<'a>,
+    ) -> RoundRequest<'a> {
+        RoundRequest {
+            method: Self::METHOD,
+            target: &self.name,
+            arguments: self.arguments.take(),
+            input_responses: self.input_responses.take().map(answers),
+            request_state: self.request_state.as_deref(),
+            capabilities,
+            principal,
+            on_session: false,
+            trace,
+        }
+    }
+}
+
+impl RoundParams for ReadResourceRequestParams {
+    type Response = ReadResourceResponse;
+    const METHOD: RoundMethod = RoundMethod::ReadResource;
+
+    fn meta(&self) -> Option<&RequestMetaObject> {
+        self.meta.as_ref()
+    }
+
+    fn take_meta(&mut self) -> Option<RequestMetaObject> {
+        self.meta.take()
+    }
+
+    fn request<'a>(
+        &'a mut self,
+        capabilities: ClientCapabilities,
+        principal: Option<&'a str>,
+        trace: RequestTrace<'a>,
+    ) -> RoundRequest<'a> {
+        // A resource's arguments are its URI's variables, which the server matches.
+        RoundRequest {
+            method: Self::METHOD,
+            target: &self.uri,
+            arguments: None,
+            input_responses: self.input_responses.take().map(answers),
+            request_state: self.request_state.as_deref(),
+            capabilities,
+            principal,
+            on_session: false,
+            trace,
+        }
+    }
+}
+
+impl RoundResponse for CallToolResponse {
+    type CompleteResult = rmcp::model::CallToolResult;
+
+    fn complete(result: Self::CompleteResult) -> Self {
+        Self::Complete(result)
+    }
+
+    /// Tool results are converted field by field, without a JSON detour.
+    fn from_reply(server: &McpServer, reply: RoundReply) -> Result<Self, ErrorData> {
+        let info = server.server.info_json();
+        Ok(match reply {
+            RoundReply::Complete { result, .. } => {
+                Self::Complete(convert::tool_result(result, info)?)
+            }
+            RoundReply::InputRequired { requests, state } => {
+                Self::InputRequired(convert::input_required(requests, state, info)?)
+            }
+            RoundReply::Task(created) => Self::Task(from_json(created)?),
+        })
+    }
+}
+
+impl RoundResponse for GetPromptResponse {
+    type CompleteResult = rmcp::model::GetPromptResult;
+
+    fn complete(result: Self::CompleteResult) -> Self {
+        Self::Complete(result)
+    }
+
+    fn from_reply(server: &McpServer, reply: RoundReply) -> Result<Self, ErrorData> {
+        shaped(server, reply, Self::Complete, Self::InputRequired)
+    }
+}
+
+impl RoundResponse for ReadResourceResponse {
+    type CompleteResult = rmcp::model::ReadResourceResult;
+
+    fn complete(result: Self::CompleteResult) -> Self {
+        Self::Complete(result)
+    }
+
+    fn from_reply(server: &McpServer, reply: RoundReply) -> Result<Self, ErrorData> {
+        shaped(server, reply, Self::Complete, Self::InputRequired)
+    }
+}
+
+/// A prompt's or resource read's reply as rmcp's response, shaped as JSON first: these
+/// results are rarer than tool results and have no field-by-field conversion.
+fn shaped<C: DeserializeOwned, R>(
+    server: &McpServer,
+    reply: RoundReply,
+    complete: fn(C) -> R,
+    input_required: fn(InputRequiredResult) -> R,
+) -> Result<R, ErrorData> {
+    let input = matches!(reply, RoundReply::InputRequired { .. });
+    let result = server.server.reply_json(reply);
+    Ok(if input {
+        input_required(from_json(result)?)
+    } else {
+        complete(from_json(result)?)
+    })
+}
