@@ -14,9 +14,9 @@ use proc_macro2::{Ident, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned};
 use syn::{Pat, Type};
 
-use super::ir::{Arm, BlockId, Branch, BranchShape, Code, Flow, Node, Program, Visible};
+use super::ir::{Arm, BlockId, Branch, BranchShape, Code, Flow, Node, Program};
 use super::lower::{HOLE, guard_ident, witness_ident};
-use super::scope::{BindingId, BindingKind};
+use super::scope::{BindingId, BindingKind, Visible};
 
 /// The machine's argument parameter, as the blocks rebuild it.
 pub(crate) struct ArgsParam<'a> {
