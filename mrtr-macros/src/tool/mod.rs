@@ -4,11 +4,14 @@
 //! name) that implements the runtime's `Machine` trait and the descriptor trait of its kind.
 //!
 //! This file is the conductor only: it runs the passes in order and stops at the first pass
-//! that reports errors. The code it writes lives in `expand` (the templates), the refusals in
-//! the passes that find them, the lowering in `lower`, the machine's body in `emit`.
+//! that reports errors. Parsing and validation (`options`, `signature`, `placement`), then
+//! the lowering (`lower`, which still refuses what it cannot lower) and liveness, then every
+//! other refusal (`check`), then emission of the machine's body (`emit`, which cannot fail)
+//! and the templates around it (`expand`).
 
 mod ask;
 mod canonical;
+mod check;
 mod emit;
 mod expand;
 mod fields;
@@ -19,6 +22,7 @@ mod liveness;
 mod lower;
 mod options;
 mod placement;
+mod plan;
 mod resume;
 mod scope;
 mod signature;
@@ -52,7 +56,7 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
         }
     };
     let signature = signature::validate(&function, kind.attribute(), &mut errors);
-    check_attributes(&function, kind.attribute(), &mut errors);
+    check::attributes(&function, kind.attribute(), &mut errors);
     placement::check(&function.block, &mut errors);
     let machine = match (&signature, errors.is_empty()) {
         (Some(signature), true) => machine(kind, &function, signature, &options, &mut errors),
@@ -116,46 +120,26 @@ fn machine(
     options: &Options,
     errors: &mut Errors,
 ) -> Option<TokenStream> {
-    let lowered = lower(function, signature, errors);
-    let kept: BTreeSet<_> = lowered
-        .program
-        .sites
-        .iter()
-        .flat_map(|site| lowered.live[site.resume].iter().copied())
-        .collect();
-    for id in liveness::uninitialized_kept(&lowered.program, &lowered.live) {
-        let ident = &lowered.program.bindings[id].ident;
-        errors.spanned(ident, format!("`{ident}` is declared without a value and used after an ask!; give it its value where it is declared (e.g. `let {ident} = if .. {{ .. }} else {{ .. }};`)"));
-    }
-    let crossing = liveness::crossing(&lowered.live);
-    for (ident, name, id) in &lowered.program.macro_binds {
-        let binding = &lowered.program.bindings[*id];
-        if crossing.contains(id) && binding.kind.is_kept() {
-            errors.spanned(ident, format!("`{name}!` may declare a new `{ident}` here, which would hide the kept `{ident}` until this block ends: #[mrtr::tool] does not see the macro's expansion, so it could not tell them apart; declare it with `let {ident} = ..;`, or let the macro bind another name"));
-        }
-    }
-    for id in liveness::crossing(&lowered.live) {
-        let binding = &lowered.program.bindings[id];
-        if !binding.borrowed {
-            continue;
-        }
-        let ident = &binding.ident;
-        if kept.contains(&id) {
-            errors.spanned(ident, format!("`{ident}` is a borrow used after an ask!, and a borrow cannot be kept in requestState; keep an owned value instead (e.g. `.to_owned()`), or borrow again after the ask"));
-        } else {
-            errors.spanned(ident, format!("`{ident}` is a borrow used after a construct that asks (an `if`, `match`, loop or block with an ask! in it), so the machine would have to carry it from one step to the next; keep an owned value instead (e.g. `.to_owned()`), or borrow again after the construct"));
-        }
-    }
-    if !errors.is_empty() {
-        return None;
-    }
     let Lowered {
         program,
         live,
         args_bindings,
         args_kept,
-    } = lowered;
+    } = lower(function, signature, errors);
+    let layout = plan::Layout {
+        program: &program,
+        live: &live,
+    };
     let order = liveness::emission_order(&program);
+    let args = signature.args.as_ref().map(|_| check::Args {
+        bindings: &args_bindings,
+        kept: args_kept,
+    });
+    check::machine(layout, &order, args, errors);
+    if !errors.is_empty() {
+        return None;
+    }
+    let crossing = liveness::crossing(&live);
     let mut emitter = Emitter {
         program: &program,
         live: &live,
@@ -163,24 +147,14 @@ fn machine(
         args: signature.args.as_ref().map(|args| ArgsParam {
             pat: args.pat,
             ty: args.ty,
-            bindings: args_bindings,
+            bindings: args_bindings.clone(),
             kept: args_kept,
         }),
-        frame_names: emit::frame_names(&program, &liveness::crossing(&live)),
-        fields: fields::kept_by_field(&program, &liveness::crossing(&live)),
-        errors: Vec::new(),
+        frame_names: emit::frame_names(&program, &crossing),
+        fields: fields::kept_by_field(&program, &crossing),
     };
     let body = emitter.body();
-    for error in std::mem::take(&mut emitter.errors) {
-        errors.push(error);
-    }
-    if !errors.is_empty() {
-        return None;
-    }
-    let identities = resume::identities(&program, errors);
-    if !errors.is_empty() {
-        return None;
-    }
+    let identities = resume::identities(&program);
     Some(expand::expand_machine(
         kind,
         function,
@@ -190,16 +164,4 @@ fn machine(
         body,
         &identities,
     ))
-}
-
-/// Refuses the attributes that would wrap or change a function, which the tool no longer is.
-fn check_attributes(function: &ItemFn, what: &str, errors: &mut Errors) {
-    let known = [
-        "doc", "cfg", "cfg_attr", "allow", "warn", "deny", "forbid", "expect",
-    ];
-    for attr in &function.attrs {
-        if !known.iter().any(|name| attr.path().is_ident(name)) {
-            errors.spanned(attr, format!("only doc comments, `#[cfg]` and lint attributes (`#[allow]`, `#[expect]`, ..) can go on a #[mrtr::{what}] function: it becomes a resumable machine, so an attribute that wraps or rewrites the function would not see its code; put this attribute on a function the body calls"));
-        }
-    }
 }

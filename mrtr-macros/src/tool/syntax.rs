@@ -1,7 +1,7 @@
 //! Questions about the author's syntax that the lowering asks: where an `ask!` is, what a
 //! statement binds, whether it visibly diverges, which sub-expression is evaluated first.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{TokenStream, TokenTree};
 use quote::ToTokens;
 use syn::visit::Visit;
 use syn::{Expr, Ident, Local, Pat, Stmt};
@@ -228,4 +228,21 @@ pub(crate) fn string_literals(tokens: TokenStream) -> Vec<String> {
     found.sort();
     found.dedup();
     found
+}
+
+/// Whether `tokens` visibly borrow `name` (`&name`, `name.method()`, `name[..]`): such a value
+/// cannot be put away while the scrutinee holds the borrow.
+pub(crate) fn borrows(tokens: &TokenStream, name: &str) -> bool {
+    let tokens: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    tokens.iter().enumerate().any(|(index, token)| match token {
+        TokenTree::Group(group) => borrows(&group.stream(), name),
+        TokenTree::Ident(ident) if *ident == name => {
+            let before = index.checked_sub(1).and_then(|index| tokens.get(index));
+            let after = tokens.get(index + 1);
+            matches!(before, Some(TokenTree::Punct(punct)) if punct.as_char() == '&')
+                || matches!(after, Some(TokenTree::Punct(punct)) if punct.as_char() == '.')
+                || matches!(after, Some(TokenTree::Group(group)) if group.delimiter() == proc_macro2::Delimiter::Bracket)
+        }
+        _ => false,
+    })
 }
