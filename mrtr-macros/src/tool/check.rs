@@ -1,23 +1,33 @@
-//! The refusals of a lowered body, all made before anything is emitted, so that emission
-//! only prints and cannot fail. Every error goes into one collector (`Errors`) and is
-//! reported at the author's tokens, all at once.
+//! Refusals, all made before anything is emitted, so that emission only prints and cannot
+//! fail. Every error goes into one collector (`Errors`) and is reported at the author's
+//! tokens, all at once.
 //!
-//! In order, each group only when the one before found nothing (a later group's findings
-//! would follow from the earlier errors): the function's attributes; then what liveness
-//! shows (a value kept without one, a kept value a macro may hide, a borrow kept across an
-//! ask); then the values that would have to be saved where another binding hides their name,
-//! found by walking the blocks with the decisions emission makes (`plan`); then resume points
-//! whose ids collide.
+//! Before the lowering (`attributes`, `body`): attributes that would wrap the function, and
+//! what the author's code does that the machine cannot keep as written, read from the syntax
+//! alone (an attribute on a statement that asks, an `ask!` in a `let .. else` or a match
+//! guard, a key used twice in one batch). The lowering goes on past these, so that its own
+//! refusals (where an `ask!` stands, items in blocks that ask) are reported with them.
+//!
+//! After the lowering (`machine`), each group only when the ones before found nothing (a
+//! later group's findings would follow from the earlier errors): what liveness shows (a
+//! value kept without one, a kept value a macro may hide, a borrow kept across an ask); then
+//! the values that would have to be saved where another binding hides their name, found by
+//! walking the blocks with the decisions emission makes (`plan`); then resume points whose
+//! ids collide.
 
 use std::collections::BTreeSet;
 
-use syn::ItemFn;
+use syn::ext::IdentExt;
+use syn::visit::{self, Visit};
+use syn::{Ident, ItemFn, Stmt};
 
+use super::ask::{self, AskCall};
 use super::ir::{BlockId, Branch, BranchShape, Code, Flow, Node, Program};
 use super::liveness;
 use super::plan::{self, Entry, Held, Layout};
 use super::resume;
 use super::scope::{BindingId, Visible};
+use super::syntax::{contains_ask, stmt_asks, stmt_attrs};
 use crate::errors::Errors;
 
 /// Refuses the attributes that would wrap or change a function, which the tool no longer is.
@@ -28,6 +38,115 @@ pub(crate) fn attributes(function: &ItemFn, what: &str, errors: &mut Errors) {
     for attr in &function.attrs {
         if !known.iter().any(|name| attr.path().is_ident(name)) {
             errors.spanned(attr, format!("only doc comments, `#[cfg]` and lint attributes (`#[allow]`, `#[expect]`, ..) can go on a #[mrtr::{what}] function: it becomes a resumable machine, so an attribute that wraps or rewrites the function would not see its code; put this attribute on a function the body calls"));
+        }
+    }
+}
+
+/// The refusals the syntax of the body shows, each at its tokens. Closures, async blocks and
+/// nested items are left out, as the lowering leaves them (an `ask!` there is refused by
+/// `placement`).
+pub(crate) fn body(block: &syn::Block, errors: &mut Errors) {
+    Body { errors }.visit_block(block);
+}
+
+struct Body<'e> {
+    errors: &'e mut Errors,
+}
+
+impl<'ast> Visit<'ast> for Body<'_> {
+    fn visit_block(&mut self, block: &'ast syn::Block) {
+        // The block's value (its last expression without `;`) is not a statement the
+        // lowering takes apart.
+        let statements = match block.stmts.last() {
+            Some(Stmt::Expr(_, None)) => block.stmts.len() - 1,
+            _ => block.stmts.len(),
+        };
+        for (index, stmt) in block.stmts.iter().enumerate() {
+            if index < statements && stmt_asks(stmt) {
+                self.statement_attributes(stmt_attrs(stmt));
+            }
+            visit::visit_stmt(self, stmt);
+        }
+    }
+
+    fn visit_local(&mut self, local: &'ast syn::Local) {
+        if let Some(init) = &local.init
+            && let Some((_, diverge)) = &init.diverge
+            && contains_ask(diverge)
+        {
+            self.errors.spanned(
+                diverge,
+                "ask! cannot be used in the `else` of a `let .. else`; bind the answer first",
+            );
+        }
+        visit::visit_local(self, local);
+    }
+
+    fn visit_arm(&mut self, arm: &'ast syn::Arm) {
+        if let Some((_, guard)) = &arm.guard
+            && contains_ask(guard)
+        {
+            self.errors.spanned(
+                guard,
+                "ask! cannot be used in a match guard; ask before the match",
+            );
+        }
+        visit::visit_arm(self, arm);
+    }
+
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        if !ask::is_ask(mac) {
+            return;
+        }
+        // A call that does not parse is reported by the lowering.
+        let Ok(call) = AskCall::parse(mac) else {
+            return;
+        };
+        let mut seen: Vec<String> = Vec::new();
+        for key in call
+            .questions
+            .iter()
+            .filter_map(|question| question.key.as_ref())
+        {
+            let name = key.unraw().to_string();
+            if seen.contains(&name) {
+                self.errors.push(syn::Error::new(key.span(), format!("duplicate key `{name}` in one ask!: an earlier question of this batch has it already, and each question of a round needs its own key; rename one of them")));
+            }
+            seen.push(name);
+        }
+    }
+
+    fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+    fn visit_expr_async(&mut self, _: &'ast syn::ExprAsync) {}
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+impl Body<'_> {
+    /// The machine takes a statement that asks apart into steps, so an attribute on it would
+    /// not cover what it covered: `#[cfg]` would no longer remove the ask. Lint attributes
+    /// and tool attributes (`#[rustfmt::skip]`) change nothing the machine does.
+    fn statement_attributes(&mut self, attrs: &[syn::Attribute]) {
+        for attr in attrs {
+            let path = attr.path();
+            let lint = ["allow", "warn", "deny", "forbid", "expect"]
+                .iter()
+                .any(|lint| path.is_ident(lint));
+            let tool = path.segments.len() > 1
+                && ["rustfmt", "clippy"]
+                    .iter()
+                    .any(|tool| path.segments[0].ident == tool);
+            if lint || tool {
+                continue;
+            }
+            let message = if path.is_ident("cfg") || path.is_ident("cfg_attr") {
+                let name = path.get_ident().map(Ident::to_string).unwrap_or_default();
+                format!(
+                    "`#[{name}]` cannot go on a statement that asks: #[mrtr::tool] takes the statement apart into the machine's steps, where the attribute would no longer leave the ask out; test the condition at run time (`if cfg!(..) {{ .. }}`), or put the attribute on a `let` that does not ask"
+                )
+            } else {
+                "this attribute cannot go on a statement that asks: #[mrtr::tool] takes the statement apart into the machine's steps, which the attribute would not see; only lint attributes (`#[allow]`, `#[expect]`, ..) and tool attributes (`#[rustfmt::skip]`) are kept there".to_owned()
+            };
+            self.errors.spanned(attr, message);
         }
     }
 }

@@ -58,7 +58,10 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
     let signature = signature::validate(&function, kind.attribute(), &mut errors);
     check::attributes(&function, kind.attribute(), &mut errors);
     placement::check(&function.block, &mut errors);
-    let machine = match (&signature, errors.is_empty()) {
+    // The lowering goes on past the refusals of the body's syntax, to report its own too.
+    let lowerable = errors.is_empty();
+    check::body(&function.block, &mut errors);
+    let machine = match (&signature, lowerable) {
         (Some(signature), true) => machine(kind, &function, signature, &options, &mut errors),
         _ => None,
     };

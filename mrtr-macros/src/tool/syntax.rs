@@ -246,3 +246,52 @@ pub(crate) fn borrows(tokens: &TokenStream, name: &str) -> bool {
         _ => false,
     })
 }
+
+/// Whether a statement holds an `ask!` the lowering takes apart.
+pub(crate) fn stmt_asks(stmt: &Stmt) -> bool {
+    match stmt {
+        Stmt::Local(local) => local.init.as_ref().is_some_and(|init| {
+            contains_ask(&init.expr)
+                || init
+                    .diverge
+                    .as_ref()
+                    .is_some_and(|(_, diverge)| contains_ask(diverge))
+        }),
+        Stmt::Expr(expr, _) => contains_ask(expr),
+        Stmt::Macro(mac) => ask::is_ask(&mac.mac),
+        Stmt::Item(_) => false,
+    }
+}
+
+/// The outer attributes of a statement.
+pub(crate) fn stmt_attrs(stmt: &Stmt) -> &[syn::Attribute] {
+    match stmt {
+        Stmt::Local(local) => &local.attrs,
+        Stmt::Macro(mac) => &mac.attrs,
+        Stmt::Item(_) => &[],
+        Stmt::Expr(expr, _) => match expr {
+            Expr::Assign(e) => &e.attrs,
+            Expr::Await(e) => &e.attrs,
+            Expr::Binary(e) => &e.attrs,
+            Expr::Block(e) => &e.attrs,
+            Expr::Call(e) => &e.attrs,
+            Expr::Field(e) => &e.attrs,
+            Expr::ForLoop(e) => &e.attrs,
+            Expr::If(e) => &e.attrs,
+            Expr::Index(e) => &e.attrs,
+            Expr::Loop(e) => &e.attrs,
+            Expr::Macro(e) => &e.attrs,
+            Expr::Match(e) => &e.attrs,
+            Expr::MethodCall(e) => &e.attrs,
+            Expr::Paren(e) => &e.attrs,
+            Expr::Reference(e) => &e.attrs,
+            Expr::Return(e) => &e.attrs,
+            Expr::Try(e) => &e.attrs,
+            Expr::Tuple(e) => &e.attrs,
+            Expr::Unary(e) => &e.attrs,
+            Expr::Unsafe(e) => &e.attrs,
+            Expr::While(e) => &e.attrs,
+            _ => &[],
+        },
+    }
+}
