@@ -14,9 +14,10 @@ use proc_macro2::{Ident, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned};
 use syn::{Pat, Type};
 
-use super::ir::{Arm, BlockId, Branch, BranchShape, Code, Flow, Node, Program, Visible};
+use super::ir::{BlockId, Branch, BranchShape, Code, Flow, Node, Program};
 use super::lower::{HOLE, guard_ident, witness_ident};
-use super::scope::{BindingId, BindingKind};
+use super::plan::{self, Entry, Held, Layout};
+use super::scope::{BindingId, Visible};
 
 /// The machine's argument parameter, as the blocks rebuild it.
 pub(crate) struct ArgsParam<'a> {
@@ -35,7 +36,6 @@ pub(crate) struct Emitter<'a> {
     pub(crate) frame_names: HashMap<BindingId, String>,
     /// Bindings kept field by field (see `fields.rs`), with their kept fields.
     pub(crate) fields: HashMap<BindingId, Vec<Ident>>,
-    pub(crate) errors: Vec<syn::Error>,
 }
 
 /// One slot of a binding: the whole value, or one field of a value kept field by field.
@@ -45,10 +45,6 @@ struct Slot {
     frame: String,
     field: Option<Ident>,
 }
-
-/// Which bindings the block being emitted holds as locals (the others live in their slots).
-#[derive(Clone, Default)]
-struct Held(BTreeSet<BindingId>);
 
 /// A span resolving like the generated code but pointing at `binding`, so that a kept value's
 /// errors are reported at the author's variable (once: keep and restore share the location).
@@ -158,16 +154,11 @@ impl Emitter<'_> {
             .collect()
     }
 
-    fn is_kept(&self, id: BindingId) -> bool {
-        self.program.bindings[id].kind.is_kept()
-    }
-
-    fn live_out(&self, block: BlockId) -> BTreeSet<BindingId> {
-        self.program.blocks[block]
-            .successors
-            .iter()
-            .flat_map(|successor| self.live[*successor].iter().copied())
-            .collect()
+    fn layout(&self) -> Layout<'_> {
+        Layout {
+            program: self.program,
+            live: self.live,
+        }
     }
 
     /// The statements of the body future: items, slots, the resume dispatch and the machine.
@@ -311,38 +302,35 @@ impl Emitter<'_> {
         let data = &self.program.blocks[block];
         let mut prelude = TokenStream::new();
         let mut held = Held::default();
-        if let Some(args) = &self.args {
-            let rebuild = if args.kept {
-                block == 0
-            } else {
-                args.bindings.iter().any(|id| data.used.contains(id))
-            };
-            if rebuild {
-                let (pat, ty) = (args.pat, args.ty);
-                prelude.extend(quote! {
-                    #[allow(unused_variables, unused_mut)]
-                    let #pat: #ty = __mrtr_try!(__mrtr_private::reuse_arguments(&mut __mrtr_parsed_arguments, __mrtr_arguments));
-                });
-                held.0.extend(args.bindings.iter().copied());
-            }
+        if let Some(args) = &self.args
+            && self
+                .layout()
+                .rebuilds_args(block, &args.bindings, args.kept)
+        {
+            let (pat, ty) = (args.pat, args.ty);
+            prelude.extend(quote! {
+                #[allow(unused_variables, unused_mut)]
+                let #pat: #ty = __mrtr_try!(__mrtr_private::reuse_arguments(&mut __mrtr_parsed_arguments, __mrtr_arguments));
+            });
+            held.0.extend(args.bindings.iter().copied());
         }
         for id in data.entry.values() {
             let binding = &self.program.bindings[*id];
-            if !data.used.contains(id) || data.declared.contains(id) {
-                continue;
-            }
-            match (binding.kind, &binding.rebuild) {
+            match self.layout().entry(block, *id) {
                 // Context lookups declared in another block are done again here, as written.
-                (BindingKind::Derived, Some(rebuild)) => prelude.extend(quote! {
-                    #[allow(unused_variables, unused_mut)]
-                    #rebuild
-                }),
-                (kind, _) if kind.is_kept() && self.live[block].contains(id) => {
+                Entry::Rebuilt => {
+                    let rebuild = &binding.rebuild;
+                    prelude.extend(quote! {
+                        #[allow(unused_variables, unused_mut)]
+                        #rebuild
+                    })
+                }
+                Entry::Taken => {
                     prelude.extend(self.take(*id));
                     held.0.insert(*id);
                 }
                 // Given a new value before it is read: declared here, without its old value.
-                (kind, _) if kind.is_kept() && data.assigned_first.contains(id) => {
+                Entry::Declared => {
                     let ident = &binding.ident;
                     let mutable = binding.mutable.then(|| quote!(mut));
                     prelude.extend(quote! {
@@ -351,10 +339,10 @@ impl Emitter<'_> {
                     });
                     held.0.insert(*id);
                 }
-                _ => {}
+                Entry::Absent => {}
             }
         }
-        let live_out = self.live_out(block);
+        let live_out = self.layout().live_out(block);
         let nodes = &self.program.blocks[block].nodes;
         let (code, _) = self.nodes(block, &live_out, &mut held, nodes);
         quote!(#prelude #code)
@@ -489,11 +477,7 @@ impl Emitter<'_> {
                 let init = self.fill(held, init);
                 // A value the machine still needs is put in its slot before a `let` of an
                 // inner scope hides its name, after the initializer (which may read it) ran.
-                let hidden: Vec<BindingId> = hides
-                    .iter()
-                    .copied()
-                    .filter(|id| held.0.contains(id) && self.is_kept(*id) && live_out.contains(id))
-                    .collect();
+                let hidden = self.layout().hidden_by_let(held, hides, live_out);
                 // The `else` of a `let .. else` runs after that: it finds those values in their
                 // slots, and takes back the ones it reads.
                 let retaken: Vec<BindingId> = hidden
@@ -548,44 +532,18 @@ impl Emitter<'_> {
         }
     }
 
-    /// A `break`/`continue` inside the author's statement may leave from where an inner
-    /// binding hides a value the target needs. Such a value, if the statement does not use it
-    /// itself, goes into its slot before the statement and comes back after it.
+    /// Puts away, around the author's statement, the values its `break`/`continue` cannot save
+    /// where an inner binding hides them (see `Layout::hidden_at_exits`): the code before and
+    /// after the statement, and the values held again after it.
     fn around_hidden_exits(
         &mut self,
         held: &mut Held,
         codes: &[&Code],
         declares: &[BindingId],
     ) -> (TokenStream, TokenStream, Vec<BindingId>) {
-        let mut hidden = BTreeSet::new();
-        for code in codes {
-            for hole in &code.holes {
-                let exit = &self.program.holes[*hole];
-                for id in self.live[exit.target].intersection(&held.0) {
-                    let name = self.program.bindings[*id].ident.to_string();
-                    let visible =
-                        exit.visible.get(&name) == Some(id) && !exit.hidden.contains(&name);
-                    let used = codes.iter().any(|code| code.uses.contains(id));
-                    if !visible && !used && self.is_kept(*id) {
-                        hidden.insert(*id);
-                    }
-                }
-            }
-        }
-        let hidden: Vec<BindingId> = hidden.into_iter().collect();
+        let (hidden, back) = self.layout().hidden_at_exits(held, codes, declares);
         let before = self.move_to_slots(held, &hidden);
-        let redeclared: BTreeSet<String> = declares
-            .iter()
-            .map(|id| self.program.bindings[*id].ident.to_string())
-            .collect();
-        let (mut after, mut back) = (TokenStream::new(), Vec::new());
-        for id in hidden {
-            if redeclared.contains(&self.program.bindings[id].ident.to_string()) {
-                continue;
-            }
-            after.extend(self.take(id));
-            back.push(id);
-        }
+        let after = back.iter().map(|id| self.take(*id)).collect();
         (before, after, back)
     }
 
@@ -629,79 +587,24 @@ impl Emitter<'_> {
         held: &mut Held,
         branch: &Branch,
     ) -> (TokenStream, bool) {
-        // A value that an arm hides by name, and that the construct's head does not read, is
-        // put away before the construct; arms that do not hide it take it back.
-        let head_uses: BTreeSet<BindingId> = match &branch.shape {
-            BranchShape::If { cond, .. } => cond.uses.clone(),
-            BranchShape::Match { scrutinee, heads } => heads
-                .iter()
-                .flat_map(|head| head.uses.iter().copied())
-                .chain(scrutinee.uses.iter().copied())
-                .collect(),
-            BranchShape::Block => BTreeSet::new(),
-        };
-        let early: Vec<BindingId> = held
-            .0
-            .iter()
-            .copied()
-            .filter(|id| {
-                let name = self.program.bindings[*id].ident.to_string();
-                self.is_kept(*id)
-                    && live_out.contains(id)
-                    && !head_uses.contains(id)
-                    && branch.declared_names.contains(&name)
-                    && branch.visible.get(&name) == Some(id)
-            })
-            .collect();
+        let early = self.layout().early(held, live_out, branch);
         let early_saves = self.move_to_slots(held, &early);
-        // One the `match` (or `if let`) reads and an arm's pattern hides goes away once the
-        // scrutinee is evaluated, before the arms bind.
-        let scrutinee = match &branch.shape {
-            BranchShape::Match { scrutinee, heads } => Some((scrutinee, &heads[..])),
-            BranchShape::If {
-                pattern: Some(_),
-                cond,
-            } => Some((cond, &[][..])),
-            _ => None,
-        };
-        let late: Vec<BindingId> = match scrutinee {
-            Some((scrutinee, heads)) => held
-                .0
-                .iter()
-                .copied()
-                .filter(|id| {
-                    let name = self.program.bindings[*id].ident.to_string();
-                    self.is_kept(*id)
-                        && live_out.contains(id)
-                        && scrutinee.uses.contains(id)
-                        && !borrows(&scrutinee.tokens, &name)
-                        && !heads.iter().any(|head| head.uses.contains(id))
-                        && branch.arms.iter().any(|arm| arm.hides.contains(id))
-                        && branch.visible.get(&name) == Some(id)
-                })
-                .collect(),
-            None => Vec::new(),
-        };
+        let late = self.layout().late(held, live_out, branch);
         let late_saves = self.move_to_slots(held, &late);
         let early: Vec<BindingId> = early.into_iter().chain(late).collect();
         // Each arm starts from the same bindings; after the construct, a binding is held
         // where every arm that completes in place still holds it.
         let mut arms = Vec::new();
         for arm in &branch.arms {
-            let mut arm_held = held.clone();
-            let mut retake = TokenStream::new();
-            for id in early.iter().filter(|id| !arm.hides.contains(id)) {
-                retake.extend(self.take(*id));
-                arm_held.0.insert(*id);
-            }
-            arm_held.0.extend(arm.declares.iter().copied());
-            // The value an arm hands out is kept apart, so values can be put away before it.
-            let (nodes, tail) = match arm.nodes.split_last() {
-                Some((Node::Tail(tail), nodes)) => (nodes, Some(tail)),
-                _ => (&arm.nodes[..], None),
-            };
+            let mut arm_held = self.layout().arm_entry(held, &early, arm);
+            let retake: TokenStream = early
+                .iter()
+                .filter(|id| !arm.hides.contains(id))
+                .map(|id| self.take(*id))
+                .collect();
+            let (nodes, tail) = plan::split_tail(&arm.nodes);
             let (code, mut completes) = self.nodes(block, live_out, &mut arm_held, nodes);
-            if tail.is_none() && nodes.last().is_some_and(visibly_diverges) {
+            if tail.is_none() && nodes.last().is_some_and(plan::visibly_diverges) {
                 completes = false;
             }
             let tail = tail.map(|tail| {
@@ -711,33 +614,18 @@ impl Emitter<'_> {
             arms.push((quote!(#retake #code), tail, completes, arm_held));
         }
         let completes = arms.iter().any(|(_, _, completes, _)| *completes);
-        let kept_by_all: BTreeSet<BindingId> = held
-            .0
-            .iter()
-            .copied()
-            .filter(|id| {
-                arms.iter()
-                    .filter(|(_, _, completes, _)| *completes)
-                    .all(|(_, _, _, arm)| arm.0.contains(id))
-            })
-            .collect();
+        let kept_by_all = Layout::kept_by_all(
+            held,
+            arms.iter()
+                .filter(|(_, _, completes, _)| *completes)
+                .map(|(_, _, _, arm)| arm),
+        );
         let mut bodies = Vec::new();
         for ((code, tail, completes, arm_held), arm) in arms.into_iter().zip(&branch.arms) {
-            // Where arms disagree, the ones still holding a value put it away at their end
-            // (a value taken back inside the arm always: its local ends with the arm).
-            let put_away: Vec<BindingId> = held
-                .0
-                .iter()
-                .chain(&early)
-                .copied()
-                .filter(|id| {
-                    completes
-                        && arm_held.0.contains(id)
-                        && (!kept_by_all.contains(id) || early.contains(id))
-                        && live_out.contains(id)
-                })
-                .collect();
-            self.check_visible_at_end(arm, &put_away);
+            let put_away =
+                Layout::put_away(held, &early, &arm_held, completes, &kept_by_all, live_out);
+            // Refused by `check` before emission.
+            debug_assert!(put_away.iter().all(|id| !arm.hides.contains(id)));
             let saves = self.move_to_slots(&mut arm_held.clone(), &put_away);
             let body = match tail {
                 Some(tail) if !put_away.is_empty() => {
@@ -796,16 +684,6 @@ impl Emitter<'_> {
         (quote!(#early_saves #code), false)
     }
 
-    /// An arm that must put a value away at its end cannot if its own pattern hides it.
-    fn check_visible_at_end(&mut self, arm: &Arm, ids: &[BindingId]) {
-        for id in ids {
-            let ident = &self.program.bindings[*id].ident;
-            if arm.hides.contains(id) {
-                self.errors.push(hidden_error(ident));
-            }
-        }
-    }
-
     /// Saves what `target` needs and jumps there.
     fn jump(
         &mut self,
@@ -828,17 +706,16 @@ impl Emitter<'_> {
         visible: &Visible,
         hidden: &BTreeSet<String>,
     ) -> TokenStream {
-        let mut saves = TokenStream::new();
-        for id in self.live[target].intersection(&held.0) {
-            let ident = &self.program.bindings[*id].ident;
-            let name = ident.to_string();
-            if visible.get(&name) != Some(id) || hidden.contains(&name) {
-                self.errors.push(hidden_error(ident));
-                continue;
-            }
-            saves.extend(self.store(*id));
-        }
-        saves
+        // Refused by `check` before emission.
+        debug_assert!(
+            self.layout()
+                .unsavable(held, target, visible, hidden)
+                .is_empty()
+        );
+        self.live[target]
+            .intersection(&held.0)
+            .flat_map(|id| self.store(*id))
+            .collect()
     }
 
     fn suspend(&mut self, held: &Held, site: usize, visible: &Visible) -> TokenStream {
@@ -991,46 +868,6 @@ fn after_saves(scrutinee: TokenStream, saves: &TokenStream) -> TokenStream {
     }
     let value = Ident::new("__mrtr_scrutinee", Span::mixed_site());
     quote!({ let #value = #scrutinee; #saves #value })
-}
-
-/// Whether `tokens` visibly borrow `name` (`&name`, `name.method()`, `name[..]`): such a value
-/// cannot be put away while the scrutinee holds the borrow.
-fn borrows(tokens: &TokenStream, name: &str) -> bool {
-    let tokens: Vec<TokenTree> = tokens.clone().into_iter().collect();
-    tokens.iter().enumerate().any(|(index, token)| match token {
-        TokenTree::Group(group) => borrows(&group.stream(), name),
-        TokenTree::Ident(ident) if *ident == name => {
-            let before = index.checked_sub(1).and_then(|index| tokens.get(index));
-            let after = tokens.get(index + 1);
-            matches!(before, Some(TokenTree::Punct(punct)) if punct.as_char() == '&')
-                || matches!(after, Some(TokenTree::Punct(punct)) if punct.as_char() == '.')
-                || matches!(after, Some(TokenTree::Group(group)) if group.delimiter() == proc_macro2::Delimiter::Bracket)
-        }
-        _ => false,
-    })
-}
-
-/// A statement of the author's that visibly never completes: `return ..;`, or a `break` or
-/// `continue` (a hole, or left as written).
-fn visibly_diverges(node: &Node) -> bool {
-    let Node::Stmt(code) = node else {
-        return false;
-    };
-    match code.tokens.clone().into_iter().next() {
-        Some(TokenTree::Ident(ident)) => {
-            ident == HOLE || ident == "return" || ident == "break" || ident == "continue"
-        }
-        _ => false,
-    }
-}
-
-fn hidden_error(ident: &Ident) -> syn::Error {
-    syn::Error::new(
-        ident.span(),
-        format!(
-            "`{ident}` is kept across an ask!, but another binding named `{ident}` hides it where the machine has to keep it; rename one of the two"
-        ),
-    )
 }
 
 fn ident_name(ident: &Ident) -> String {

@@ -5,19 +5,16 @@
 //! must name a binding (the start of a block, a jump, a suspension, a `let` that hides one),
 //! which binding each name refers to there. Emission never guesses from identifiers.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use proc_macro2::{Ident, Span, TokenStream};
 use syn::Expr;
 
-use super::scope::{Binding, BindingId};
+use super::scope::{Binding, BindingId, Visible};
 
 pub(crate) type BlockId = usize;
 pub(crate) type SiteId = usize;
 pub(crate) type HoleId = usize;
-
-/// Which binding each name refers to at one point of the source.
-pub(crate) type Visible = BTreeMap<String, BindingId>;
 
 /// Author's code copied as written, with holes where a `break`/`continue` leaves a loop that
 /// the lowering took apart (each hole is an [`Exit`] in [`Program::holes`]).

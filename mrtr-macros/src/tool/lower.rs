@@ -23,7 +23,7 @@ use super::ir::{
 use super::scope::{Binding, BindingId, BindingKind, Scopes, Uses, pattern_bindings};
 use super::syntax::{
     assigned_key, binding_key, contains_ask, diverges, first_ask, is_borrow, is_construct,
-    leftmost_ask, leftmost_child, ref_bindings,
+    leftmost_ask, leftmost_child, ref_bindings, stmt_asks,
 };
 use crate::errors::Errors;
 
@@ -347,9 +347,6 @@ impl<'e> Lowerer<'e> {
     }
 
     fn stmt(&mut self, stmt: &Stmt) {
-        if stmt_asks(stmt) {
-            self.check_statement_attributes(stmt_attrs(stmt));
-        }
         match stmt {
             Stmt::Local(local) => self.local(local),
             Stmt::Expr(expr, _) => self.effect(expr),
@@ -422,34 +419,6 @@ impl<'e> Lowerer<'e> {
         }
     }
 
-    /// The machine takes a statement that asks apart into steps, so an attribute on it would
-    /// not cover what it covered: `#[cfg]` would no longer remove the ask. Lint attributes
-    /// and tool attributes (`#[rustfmt::skip]`) change nothing the machine does.
-    fn check_statement_attributes(&mut self, attrs: &[syn::Attribute]) {
-        for attr in attrs {
-            let path = attr.path();
-            let lint = ["allow", "warn", "deny", "forbid", "expect"]
-                .iter()
-                .any(|lint| path.is_ident(lint));
-            let tool = path.segments.len() > 1
-                && ["rustfmt", "clippy"]
-                    .iter()
-                    .any(|tool| path.segments[0].ident == tool);
-            if lint || tool {
-                continue;
-            }
-            let message = if path.is_ident("cfg") || path.is_ident("cfg_attr") {
-                let name = path.get_ident().map(Ident::to_string).unwrap_or_default();
-                format!(
-                    "`#[{name}]` cannot go on a statement that asks: #[mrtr::tool] takes the statement apart into the machine's steps, where the attribute would no longer leave the ask out; test the condition at run time (`if cfg!(..) {{ .. }}`), or put the attribute on a `let` that does not ask"
-                )
-            } else {
-                "this attribute cannot go on a statement that asks: #[mrtr::tool] takes the statement apart into the machine's steps, which the attribute would not see; only lint attributes (`#[allow]`, `#[expect]`, ..) and tool attributes (`#[rustfmt::skip]`) are kept there".to_owned()
-            };
-            self.error(attr, message);
-        }
-    }
-
     /// A statement with no ask: its uses recorded, its jumps out of lowered loops made holes.
     fn verbatim_stmt(&mut self, stmt: &Stmt) -> Code {
         let uses = self.uses_of(stmt);
@@ -489,13 +458,10 @@ impl<'e> Lowerer<'e> {
             }
             return;
         };
+        // Refused by `check::body`.
         if let Some((_, diverge)) = &init.diverge
             && contains_ask(diverge)
         {
-            self.error(
-                diverge,
-                "ask! cannot be used in the `else` of a `let .. else`; bind the answer first",
-            );
             return;
         }
         let borrowed = is_borrow(local);
@@ -732,12 +698,8 @@ impl<'e> Lowerer<'e> {
                 .or_else(|| if single { binding.clone() } else { None });
             match key {
                 Some(key) => {
+                    // A key used twice in one batch is refused by `check::body`.
                     let name = key.unraw().to_string();
-                    if let Some((_, first, _)) = questions.iter().find(|(seen, _, _)| *seen == name) {
-                        let first: Span = *first;
-                        let _ = first;
-                        self.errors.push(syn::Error::new(key.span(), format!("duplicate key `{name}` in one ask!: an earlier question of this batch has it already, and each question of a round needs its own key; rename one of them")));
-                    }
                     questions.push((name, key.span(), question.request.clone()));
                 }
                 // State-only: no key, but the request is still evaluated like any other.
@@ -984,13 +946,10 @@ impl<'e> Lowerer<'e> {
         let mut heads = Vec::new();
         let mut arms = Vec::new();
         for arm in &expr_match.arms {
+            // Refused by `check::body`.
             if let Some((_, guard)) = &arm.guard
                 && contains_ask(guard)
             {
-                self.error(
-                    guard,
-                    "ask! cannot be used in a match guard; ask before the match",
-                );
                 continue;
             }
             self.scopes.push();
@@ -1246,55 +1205,6 @@ fn wrap_in_block(code: Code) -> Code {
         tokens: quote!({ #tokens }),
         holes: code.holes,
         uses: code.uses,
-    }
-}
-
-/// Whether a statement holds an `ask!` the lowering takes apart.
-fn stmt_asks(stmt: &Stmt) -> bool {
-    match stmt {
-        Stmt::Local(local) => local.init.as_ref().is_some_and(|init| {
-            contains_ask(&init.expr)
-                || init
-                    .diverge
-                    .as_ref()
-                    .is_some_and(|(_, diverge)| contains_ask(diverge))
-        }),
-        Stmt::Expr(expr, _) => contains_ask(expr),
-        Stmt::Macro(mac) => ask::is_ask(&mac.mac),
-        Stmt::Item(_) => false,
-    }
-}
-
-/// The outer attributes of a statement.
-fn stmt_attrs(stmt: &Stmt) -> &[syn::Attribute] {
-    match stmt {
-        Stmt::Local(local) => &local.attrs,
-        Stmt::Macro(mac) => &mac.attrs,
-        Stmt::Item(_) => &[],
-        Stmt::Expr(expr, _) => match expr {
-            Expr::Assign(e) => &e.attrs,
-            Expr::Await(e) => &e.attrs,
-            Expr::Binary(e) => &e.attrs,
-            Expr::Block(e) => &e.attrs,
-            Expr::Call(e) => &e.attrs,
-            Expr::Field(e) => &e.attrs,
-            Expr::ForLoop(e) => &e.attrs,
-            Expr::If(e) => &e.attrs,
-            Expr::Index(e) => &e.attrs,
-            Expr::Loop(e) => &e.attrs,
-            Expr::Macro(e) => &e.attrs,
-            Expr::Match(e) => &e.attrs,
-            Expr::MethodCall(e) => &e.attrs,
-            Expr::Paren(e) => &e.attrs,
-            Expr::Reference(e) => &e.attrs,
-            Expr::Return(e) => &e.attrs,
-            Expr::Try(e) => &e.attrs,
-            Expr::Tuple(e) => &e.attrs,
-            Expr::Unary(e) => &e.attrs,
-            Expr::Unsafe(e) => &e.attrs,
-            Expr::While(e) => &e.attrs,
-            _ => &[],
-        },
     }
 }
 

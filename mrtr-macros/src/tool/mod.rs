@@ -2,10 +2,18 @@
 //! function, validate the signature and the placement of every `ask!`, lower the body into a
 //! machine, then expand the machine into a unit struct (returned by a function of the tool's
 //! name) that implements the runtime's `Machine` trait and the descriptor trait of its kind.
+//!
+//! This file is the conductor only: it runs the passes in order and stops at the first pass
+//! that reports errors. Parsing and validation (`options`, `signature`, `placement`), then
+//! the lowering (`lower`, which still refuses what it cannot lower) and liveness, then every
+//! other refusal (`check`), then emission of the machine's body (`emit`, which cannot fail)
+//! and the templates around it (`expand`).
 
 mod ask;
 mod canonical;
+mod check;
 mod emit;
+mod expand;
 mod fields;
 mod flow;
 mod ir;
@@ -14,6 +22,7 @@ mod liveness;
 mod lower;
 mod options;
 mod placement;
+mod plan;
 mod resume;
 mod scope;
 mod signature;
@@ -25,11 +34,8 @@ use std::collections::BTreeSet;
 
 use proc_macro2::TokenStream;
 use quote::{ToTokens, quote};
-use syn::ext::IdentExt;
-use syn::visit_mut::VisitMut;
-use syn::{ItemFn, Path};
+use syn::ItemFn;
 
-use crate::docs::doc_text;
 use crate::errors::Errors;
 use emit::{ArgsParam, Emitter};
 use ir::Program;
@@ -50,9 +56,12 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
         }
     };
     let signature = signature::validate(&function, kind.attribute(), &mut errors);
-    check_attributes(&function, kind.attribute(), &mut errors);
+    check::attributes(&function, kind.attribute(), &mut errors);
     placement::check(&function.block, &mut errors);
-    let machine = match (&signature, errors.is_empty()) {
+    // The lowering goes on past the refusals of the body's syntax, to report its own too.
+    let lowerable = errors.is_empty();
+    check::body(&function.block, &mut errors);
+    let machine = match (&signature, lowerable) {
         (Some(signature), true) => machine(kind, &function, signature, &options, &mut errors),
         _ => None,
     };
@@ -61,8 +70,8 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
         // On a method, a free-standing fallback would only add errors.
         _ if function.sig.receiver().is_some() => TokenStream::new(),
         _ => {
-            let unlowered = unlowered(&function, &options.krate);
-            let fallback = fallback(kind, &function, &options);
+            let unlowered = expand::unlowered(&function, &options.krate);
+            let fallback = expand::fallback(kind, &function, &options);
             quote!(#fallback #unlowered)
         }
     };
@@ -114,46 +123,26 @@ fn machine(
     options: &Options,
     errors: &mut Errors,
 ) -> Option<TokenStream> {
-    let lowered = lower(function, signature, errors);
-    let kept: BTreeSet<_> = lowered
-        .program
-        .sites
-        .iter()
-        .flat_map(|site| lowered.live[site.resume].iter().copied())
-        .collect();
-    for id in liveness::uninitialized_kept(&lowered.program, &lowered.live) {
-        let ident = &lowered.program.bindings[id].ident;
-        errors.spanned(ident, format!("`{ident}` is declared without a value and used after an ask!; give it its value where it is declared (e.g. `let {ident} = if .. {{ .. }} else {{ .. }};`)"));
-    }
-    let crossing = liveness::crossing(&lowered.live);
-    for (ident, name, id) in &lowered.program.macro_binds {
-        let binding = &lowered.program.bindings[*id];
-        if crossing.contains(id) && binding.kind.is_kept() {
-            errors.spanned(ident, format!("`{name}!` may declare a new `{ident}` here, which would hide the kept `{ident}` until this block ends: #[mrtr::tool] does not see the macro's expansion, so it could not tell them apart; declare it with `let {ident} = ..;`, or let the macro bind another name"));
-        }
-    }
-    for id in liveness::crossing(&lowered.live) {
-        let binding = &lowered.program.bindings[id];
-        if !binding.borrowed {
-            continue;
-        }
-        let ident = &binding.ident;
-        if kept.contains(&id) {
-            errors.spanned(ident, format!("`{ident}` is a borrow used after an ask!, and a borrow cannot be kept in requestState; keep an owned value instead (e.g. `.to_owned()`), or borrow again after the ask"));
-        } else {
-            errors.spanned(ident, format!("`{ident}` is a borrow used after a construct that asks (an `if`, `match`, loop or block with an ask! in it), so the machine would have to carry it from one step to the next; keep an owned value instead (e.g. `.to_owned()`), or borrow again after the construct"));
-        }
-    }
-    if !errors.is_empty() {
-        return None;
-    }
     let Lowered {
         program,
         live,
         args_bindings,
         args_kept,
-    } = lowered;
+    } = lower(function, signature, errors);
+    let layout = plan::Layout {
+        program: &program,
+        live: &live,
+    };
     let order = liveness::emission_order(&program);
+    let args = signature.args.as_ref().map(|_| check::Args {
+        bindings: &args_bindings,
+        kept: args_kept,
+    });
+    check::machine(layout, &order, args, errors);
+    if !errors.is_empty() {
+        return None;
+    }
+    let crossing = liveness::crossing(&live);
     let mut emitter = Emitter {
         program: &program,
         live: &live,
@@ -161,25 +150,15 @@ fn machine(
         args: signature.args.as_ref().map(|args| ArgsParam {
             pat: args.pat,
             ty: args.ty,
-            bindings: args_bindings,
+            bindings: args_bindings.clone(),
             kept: args_kept,
         }),
-        frame_names: emit::frame_names(&program, &liveness::crossing(&live)),
-        fields: fields::kept_by_field(&program, &liveness::crossing(&live)),
-        errors: Vec::new(),
+        frame_names: emit::frame_names(&program, &crossing),
+        fields: fields::kept_by_field(&program, &crossing),
     };
     let body = emitter.body();
-    for error in std::mem::take(&mut emitter.errors) {
-        errors.push(error);
-    }
-    if !errors.is_empty() {
-        return None;
-    }
-    let identities = resume::identities(&program, errors);
-    if !errors.is_empty() {
-        return None;
-    }
-    Some(expand_machine(
+    let identities = resume::identities(&program);
+    Some(expand::expand_machine(
         kind,
         function,
         signature,
@@ -188,445 +167,4 @@ fn machine(
         body,
         &identities,
     ))
-}
-
-fn name(function: &ItemFn, options: &Options) -> String {
-    options.name.as_ref().map_or_else(
-        || function.sig.ident.unraw().to_string(),
-        |name| name.value(),
-    )
-}
-
-/// The request builder an `ask!` question calls (`elicit::form::<T>(..)`: `form`), if it is a
-/// plain call.
-fn builder(request: &syn::Expr) -> Option<&syn::PathSegment> {
-    match request {
-        syn::Expr::Call(call) => match &*call.func {
-            syn::Expr::Path(path) => path.path.segments.last(),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-/// The kinds of question the body may ask, read from the request builders it calls.
-fn asks(program: &Program, krate: &Path) -> Vec<TokenStream> {
-    let mut kinds: Vec<TokenStream> = Vec::new();
-    for (_, _, request) in program.sites.iter().flat_map(|site| &site.questions) {
-        let called = builder(request).map(|segment| segment.ident.to_string());
-        let kind = match called.as_deref() {
-            Some("form" | "choice") => quote!(FormElicitation),
-            Some("url") => quote!(UrlElicitation),
-            Some("sample") => quote!(Sampling {
-                tools: false,
-                context: false
-            }),
-            Some("roots") => quote!(Roots),
-            _ => continue,
-        };
-        let kind = quote!(#krate::__private::InputKind::#kind);
-        if !kinds
-            .iter()
-            .any(|seen| seen.to_string() == kind.to_string())
-        {
-            kinds.push(kind);
-        }
-    }
-    kinds
-}
-
-/// Whether the body has a hand-off point (`ask!(handoff())`).
-fn hands_off(program: &Program) -> bool {
-    program
-        .sites
-        .iter()
-        .flat_map(|site| &site.questions)
-        .any(|(_, _, request)| builder(request).is_some_and(|segment| segment.ident == "handoff"))
-}
-
-/// `Machine::known_forms`: the schema of each form type an `ask!` names with a turbofish
-/// (`elicit::form::<Confirm>(..)`), so that states waiting there name the form by id. A form
-/// whose type is inferred is not listed: its states carry its schema.
-fn known_forms(program: &Program, krate: &Path) -> TokenStream {
-    let mut types: Vec<&syn::Type> = Vec::new();
-    for (_, _, request) in program.sites.iter().flat_map(|site| &site.questions) {
-        let Some(segment) = builder(request).filter(|segment| segment.ident == "form") else {
-            continue;
-        };
-        let syn::PathArguments::AngleBracketed(arguments) = &segment.arguments else {
-            continue;
-        };
-        if let [syn::GenericArgument::Type(form)] = Vec::from_iter(&arguments.args)[..]
-            && !types.iter().any(|seen| {
-                seen.to_token_stream().to_string() == form.to_token_stream().to_string()
-            })
-        {
-            types.push(form);
-        }
-    }
-    if types.is_empty() {
-        return TokenStream::new();
-    }
-    quote! {
-        fn known_forms(&self) -> ::std::vec::Vec<#krate::__private::Value> {
-            ::std::vec![#(<#types as #krate::__private::Form>::requested_schema()),*]
-        }
-    }
-}
-
-fn descriptor(
-    kind: Kind,
-    function: &ItemFn,
-    args: Option<&syn::Type>,
-    options: &Options,
-    asks: &[TokenStream],
-    hands_off: bool,
-) -> TokenStream {
-    let description = options
-        .description
-        .as_ref()
-        .map(syn::LitStr::value)
-        .or_else(|| doc_text(&function.attrs));
-    kind.descriptor(
-        options,
-        &name(function, options),
-        description.as_deref(),
-        args,
-        asks,
-        hands_off,
-    )
-}
-
-/// The hidden module that holds the machine's type.
-fn machine_module(function: &ItemFn) -> syn::Ident {
-    quote::format_ident!("__mrtr_{}", function.sig.ident.unraw())
-}
-
-/// The type of the machine: a unit struct named like the function, in a module of its own, so
-/// that the function's rustdoc reads `fn name() -> name` and the name meets no other item.
-fn machine_type(function: &ItemFn) -> TokenStream {
-    let (module, ident) = (machine_module(function), &function.sig.ident);
-    quote!(#module::#ident)
-}
-
-/// The attributes of the function that go on everything generated: `#[cfg]` (and
-/// `#[cfg_attr]`). Lint attributes go on the body, doc comments on the function.
-fn cfgs(function: &ItemFn) -> Vec<&syn::Attribute> {
-    function
-        .attrs
-        .iter()
-        .filter(|attr| attr.path().is_ident("cfg") || attr.path().is_ident("cfg_attr"))
-        .collect()
-}
-
-fn lints(function: &ItemFn) -> Vec<&syn::Attribute> {
-    function
-        .attrs
-        .iter()
-        .filter(|attr| {
-            ["allow", "warn", "deny", "forbid", "expect"]
-                .iter()
-                .any(|lint| attr.path().is_ident(lint))
-        })
-        .collect()
-}
-
-/// Refuses the attributes that would wrap or change a function, which the tool no longer is.
-fn check_attributes(function: &ItemFn, what: &str, errors: &mut Errors) {
-    let known = [
-        "doc", "cfg", "cfg_attr", "allow", "warn", "deny", "forbid", "expect",
-    ];
-    for attr in &function.attrs {
-        if !known.iter().any(|name| attr.path().is_ident(name)) {
-            errors.spanned(attr, format!("only doc comments, `#[cfg]` and lint attributes (`#[allow]`, `#[expect]`, ..) can go on a #[mrtr::{what}] function: it becomes a resumable machine, so an attribute that wraps or rewrites the function would not see its code; put this attribute on a function the body calls"));
-        }
-    }
-}
-
-/// The function that stands for the tool: it keeps the author's name, docs and visibility, and
-/// returns the machine, which registration takes (`.tool(name)`). A function, not a unit
-/// value, so the body can bind a local of the same name.
-fn unit_value(function: &ItemFn, flow: Option<&str>) -> TokenStream {
-    let (vis, ident) = (&function.vis, &function.sig.ident);
-    let (module, machine) = (machine_module(function), machine_type(function));
-    let cfgs = cfgs(function);
-    let docs = function
-        .attrs
-        .iter()
-        .filter(|attr| attr.path().is_ident("doc"));
-    let flow_docs = flow.map(flow_docs);
-    quote! {
-        #(#cfgs)*
-        #[doc(hidden)]
-        #[allow(non_snake_case, missing_docs)]
-        mod #module {
-            #[allow(non_camel_case_types)]
-            #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default)]
-            pub struct #ident;
-        }
-
-        #(#cfgs)*
-        #(#docs)*
-        #flow_docs
-        #[allow(dead_code)]
-        #vis fn #ident() -> #machine {
-            #machine
-        }
-    }
-}
-
-/// Where rustdoc pages load Mermaid from to draw a machine's flow (the text stays readable
-/// where it cannot load).
-const MERMAID_SCRIPT: &str = "https://cdn.jsdelivr.net/npm/mermaid@11/dist/mermaid.esm.min.mjs";
-
-/// The flow appended to the function's rustdoc: a Mermaid diagram, drawn by the script.
-fn flow_docs(flow: &str) -> TokenStream {
-    let html = format!(
-        "\n\n# Flow\n\n<pre class=\"mermaid\">\n{flow}</pre>\n<script type=\"module\">import mermaid from \"{MERMAID_SCRIPT}\"; mermaid.initialize({{ startOnLoad: true }});</script>\n"
-    );
-    quote!(#[doc = #html])
-}
-
-fn expand_machine(
-    kind: Kind,
-    function: &ItemFn,
-    signature: &Signature<'_>,
-    options: &Options,
-    program: &Program,
-    body: TokenStream,
-    identities: &[resume::Identity],
-) -> TokenStream {
-    let krate = &options.krate;
-    let ident = machine_type(function);
-    let (cfgs, lints) = (cfgs(function), lints(function));
-    let output = signature.output;
-    let context = signature
-        .context
-        .as_ref()
-        .and_then(|context| match context.pat {
-            syn::Pat::Ident(pat) => {
-                let (name, ty) = (&pat.ident, context.ty);
-                Some(quote!(let #name: #ty = __mrtr_cx;))
-            }
-            _ => None,
-        });
-    let descriptor = descriptor(
-        kind,
-        function,
-        signature.args.as_ref().map(|args| args.ty),
-        options,
-        &asks(program, krate),
-        hands_off(program),
-    );
-    let (descriptor_trait, descriptor_type) = (kind.descriptor_trait(), kind.descriptor_type());
-    // Located at the return type: an output the kind cannot send is reported there.
-    let finish =
-        kind.finish(proc_macro2::Span::call_site().located_at(syn::spanned::Spanned::span(output)));
-    let machine_name = name(function, options);
-    let flow = flow::mermaid(program, &machine_name);
-    let (kind_name, version) = (kind.attribute(), options.version);
-    let resume_points = resume::table(identities, krate);
-    let known_forms = known_forms(program, krate);
-    let unit = unit_value(function, Some(&flow));
-    quote! {
-        #unit
-
-        #(#cfgs)*
-        #[automatically_derived]
-        impl #krate::__private::Machine for #ident {
-            fn fingerprint(&self) -> #krate::__private::Fingerprint {
-                static FINGERPRINT: ::std::sync::OnceLock<#krate::__private::Fingerprint> = ::std::sync::OnceLock::new();
-                #krate::__private::versioned_fingerprint(&FINGERPRINT, #kind_name, #machine_name, #version)
-            }
-
-            #resume_points
-
-            #known_forms
-
-            fn flow(&self) -> ::core::option::Option<&'static str> {
-                ::core::option::Option::Some(#flow)
-            }
-
-            #(#lints)*
-            fn step<'__mrtr_a>(&'__mrtr_a self, __mrtr_step: #krate::__private::Step<'__mrtr_a>)
-                -> #krate::__private::BoxFuture<'__mrtr_a, ::core::result::Result<#krate::__private::Outcome, #krate::__private::StepError>>
-            {
-                ::std::boxed::Box::pin(async move {
-                    use #krate::__private as __mrtr_private;
-                    let __mrtr_private::Step { target: __mrtr_target, arguments: __mrtr_arguments, cx: __mrtr_cx, pc: __mrtr_pc_in, frame: __mrtr_frame, kept_types: __mrtr_kept_types_in, answers: mut __mrtr_answers, .. } = __mrtr_step;
-                    let __mrtr_channel = __mrtr_private::Channel::default();
-                    let __mrtr_body = __mrtr_private::body::<#output>(async {
-                        #[allow(unused_imports)]
-                        use __mrtr_private::ask;
-                        macro_rules! __mrtr_try {
-                            ($result:expr) => {
-                                match $result {
-                                    ::core::result::Result::Ok(value) => value,
-                                    ::core::result::Result::Err(error) => match __mrtr_private::fail(&__mrtr_channel, error).await {},
-                                }
-                            };
-                        }
-                        #context
-                        #body
-                    });
-                    let __mrtr_ended = __mrtr_private::drive(__mrtr_body, &__mrtr_channel).await?;
-                    ::core::result::Result::Ok(#finish)
-                })
-            }
-        }
-
-        #(#cfgs)*
-        #[automatically_derived]
-        impl #krate::__private::#descriptor_trait for #ident {
-            #descriptor
-        }
-
-        #(#cfgs)*
-        #[automatically_derived]
-        impl #krate::__private::Generated for #ident {
-            type Descriptor = #krate::__private::#descriptor_type;
-            fn describe(&self) -> Self::Descriptor {
-                <Self as #krate::__private::#descriptor_trait>::descriptor(self)
-            }
-        }
-    }
-}
-
-/// After errors in the body: the author's function under another name, with each `ask!`
-/// replaced by a placeholder of its answer's type, so the rest of the body is still checked
-/// and its imports are still used.
-fn unlowered(function: &ItemFn, krate: &Path) -> TokenStream {
-    struct Placeholders<'a>(&'a Path);
-    impl syn::visit_mut::VisitMut for Placeholders<'_> {
-        fn visit_expr_mut(&mut self, expr: &mut syn::Expr) {
-            if let syn::Expr::Macro(mac) = expr
-                && ask::is_ask(&mac.mac)
-            {
-                *expr = syn::Expr::Verbatim(self.placeholder(&mac.mac));
-                return;
-            }
-            syn::visit_mut::visit_expr_mut(self, expr);
-        }
-        fn visit_local_mut(&mut self, local: &mut syn::Local) {
-            // `let (a, b) = ask!(one)` has no key to derive (reported): a placeholder of the
-            // one answer's type would add a mismatch with the pattern, so this one diverges.
-            if let Some(init) = &mut local.init
-                && let syn::Expr::Macro(mac) = &*init.expr
-                && ask::is_ask(&mac.mac)
-                && !binds_one_name(&local.pat)
-                && let Ok([question]) = ask::AskCall::questions(&mac.mac).as_deref()
-                && question.key.is_none()
-            {
-                let (krate, request) = (self.0, &question.request);
-                let value = diverging_like(&local.pat);
-                *init.expr = syn::Expr::Verbatim(quote!({
-                    let _ = #krate::__private::unlowered(#request);
-                    #value
-                }));
-                return;
-            }
-            syn::visit_mut::visit_local_mut(self, local);
-        }
-        fn visit_stmt_mut(&mut self, stmt: &mut syn::Stmt) {
-            if let syn::Stmt::Macro(mac) = stmt
-                && ask::is_ask(&mac.mac)
-            {
-                let placeholder = self.placeholder(&mac.mac);
-                *stmt = syn::parse_quote!(#placeholder;);
-                return;
-            }
-            syn::visit_mut::visit_stmt_mut(self, stmt);
-        }
-    }
-    impl Placeholders<'_> {
-        fn placeholder(&self, mac: &syn::Macro) -> TokenStream {
-            let krate = self.0;
-            match ask::AskCall::questions(mac) {
-                Ok(questions) => {
-                    let answers = questions.iter().map(|question| {
-                        let request = &question.request;
-                        quote!(#krate::__private::unlowered(#request))
-                    });
-                    if questions.len() == 1 {
-                        quote!(#(#answers)*)
-                    } else {
-                        quote!((#(#answers),*))
-                    }
-                }
-                Err(_) => quote!(::core::unreachable!()),
-            }
-        }
-    }
-    /// A value that never exists, shaped like `pat` so that each of its names gets a type.
-    fn diverging_like(pat: &syn::Pat) -> TokenStream {
-        match pat {
-            syn::Pat::Tuple(tuple) => {
-                let elements = tuple.elems.iter().map(diverging_like);
-                quote!((#(#elements,)*))
-            }
-            syn::Pat::Paren(paren) => diverging_like(&paren.pat),
-            _ => quote!(::core::unreachable!()),
-        }
-    }
-    fn binds_one_name(pat: &syn::Pat) -> bool {
-        match pat {
-            syn::Pat::Ident(_) => true,
-            syn::Pat::Type(typed) => binds_one_name(&typed.pat),
-            _ => false,
-        }
-    }
-    let mut function = function.clone();
-    function.sig.ident = quote::format_ident!("__mrtr_unlowered_{}", function.sig.ident);
-    Placeholders(krate).visit_block_mut(&mut function.block);
-    function.attrs.retain(|attr| {
-        [
-            "cfg", "cfg_attr", "allow", "warn", "deny", "forbid", "expect",
-        ]
-        .iter()
-        .any(|name| attr.path().is_ident(name))
-    });
-    quote! {
-        #[allow(dead_code, unused, unreachable_code, clippy::all)]
-        #function
-    }
-}
-
-/// After errors: the function and trait impls without a machine, so the rest of the crate
-/// (registering it, say) still compiles and only the real errors are shown.
-fn fallback(kind: Kind, function: &ItemFn, options: &Options) -> TokenStream {
-    let krate = &options.krate;
-    let ident = machine_type(function);
-    let cfgs = cfgs(function);
-    let unit = unit_value(function, None);
-    let descriptor = descriptor(kind, function, None, options, &[], false);
-    let (descriptor_trait, descriptor_type) = (kind.descriptor_trait(), kind.descriptor_type());
-    quote! {
-        #unit
-
-        #(#cfgs)*
-        impl #krate::__private::Machine for #ident {
-            fn fingerprint(&self) -> #krate::__private::Fingerprint {
-                #krate::__private::Fingerprint::from_bytes([0; 16])
-            }
-
-            fn step<'__mrtr_a>(&'__mrtr_a self, _: #krate::__private::Step<'__mrtr_a>)
-                -> #krate::__private::BoxFuture<'__mrtr_a, ::core::result::Result<#krate::__private::Outcome, #krate::__private::StepError>>
-            {
-                ::core::unreachable!("this machine did not compile")
-            }
-        }
-
-        #(#cfgs)*
-        impl #krate::__private::#descriptor_trait for #ident {
-            #descriptor
-        }
-
-        #(#cfgs)*
-        impl #krate::__private::Generated for #ident {
-            type Descriptor = #krate::__private::#descriptor_type;
-            fn describe(&self) -> Self::Descriptor {
-                <Self as #krate::__private::#descriptor_trait>::descriptor(self)
-            }
-        }
-    }
 }

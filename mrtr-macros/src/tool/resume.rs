@@ -9,7 +9,6 @@ use quote::quote;
 
 use super::canonical::hash;
 use super::ir::Program;
-use crate::errors::Errors;
 
 /// A resume point as the machine lists it.
 pub(crate) struct Identity {
@@ -20,8 +19,9 @@ pub(crate) struct Identity {
 }
 
 /// The identities of the program's resume points, in site order. Two asks with the same keys
-/// in the same constructs are told apart by their order there.
-pub(crate) fn identities(program: &Program, errors: &mut Errors) -> Vec<Identity> {
+/// in the same constructs are told apart by their order there; ids that collide anyway are
+/// refused by `check`.
+pub(crate) fn identities(program: &Program) -> Vec<Identity> {
     let mut seen: Vec<(Vec<String>, Vec<&str>)> = Vec::new();
     let mut identities: Vec<Identity> = Vec::new();
     for site in &program.sites {
@@ -46,17 +46,6 @@ pub(crate) fn identities(program: &Program, errors: &mut Errors) -> Vec<Identity
         }
         let source = format!("{}\n{asks}\n{occurrence}", site.path.join("\n"));
         let id = hash(&source);
-        if let Some(other) = identities.iter().find(|other| other.id == id) {
-            errors.push(syn::Error::new(
-                site.questions
-                    .first()
-                    .map_or_else(proc_macro2::Span::call_site, |q| q.1),
-                format!(
-                    "this ask's resume point has the same id as `{}`; rename one of their keys",
-                    other.label
-                ),
-            ));
-        }
         identities.push(Identity {
             pc: site.resume as u32,
             id,

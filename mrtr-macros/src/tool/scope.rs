@@ -5,7 +5,7 @@
 //! counts as a use. It never misses a use, which is what matters: a missed use would drop a
 //! value the code needs after an ask.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use syn::ext::IdentExt;
 
 use proc_macro2::{TokenStream, TokenTree};
@@ -14,6 +14,9 @@ use syn::visit::{self, Visit};
 use syn::{Expr, ExprPath, Ident, Pat};
 
 pub(crate) type BindingId = usize;
+
+/// Which binding each name refers to at one point of the source.
+pub(crate) type Visible = BTreeMap<String, BindingId>;
 
 /// What kind of name a binding is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -81,7 +84,7 @@ impl Scopes {
     }
 
     /// Which binding each name refers to here.
-    pub(crate) fn visible(&self) -> super::ir::Visible {
+    pub(crate) fn visible(&self) -> Visible {
         self.stack
             .iter()
             .flatten()

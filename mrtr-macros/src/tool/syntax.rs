@@ -1,7 +1,7 @@
 //! Questions about the author's syntax that the lowering asks: where an `ask!` is, what a
 //! statement binds, whether it visibly diverges, which sub-expression is evaluated first.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{TokenStream, TokenTree};
 use quote::ToTokens;
 use syn::visit::Visit;
 use syn::{Expr, Ident, Local, Pat, Stmt};
@@ -228,4 +228,70 @@ pub(crate) fn string_literals(tokens: TokenStream) -> Vec<String> {
     found.sort();
     found.dedup();
     found
+}
+
+/// Whether `tokens` visibly borrow `name` (`&name`, `name.method()`, `name[..]`): such a value
+/// cannot be put away while the scrutinee holds the borrow.
+pub(crate) fn borrows(tokens: &TokenStream, name: &str) -> bool {
+    let tokens: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    tokens.iter().enumerate().any(|(index, token)| match token {
+        TokenTree::Group(group) => borrows(&group.stream(), name),
+        TokenTree::Ident(ident) if *ident == name => {
+            let before = index.checked_sub(1).and_then(|index| tokens.get(index));
+            let after = tokens.get(index + 1);
+            matches!(before, Some(TokenTree::Punct(punct)) if punct.as_char() == '&')
+                || matches!(after, Some(TokenTree::Punct(punct)) if punct.as_char() == '.')
+                || matches!(after, Some(TokenTree::Group(group)) if group.delimiter() == proc_macro2::Delimiter::Bracket)
+        }
+        _ => false,
+    })
+}
+
+/// Whether a statement holds an `ask!` the lowering takes apart.
+pub(crate) fn stmt_asks(stmt: &Stmt) -> bool {
+    match stmt {
+        Stmt::Local(local) => local.init.as_ref().is_some_and(|init| {
+            contains_ask(&init.expr)
+                || init
+                    .diverge
+                    .as_ref()
+                    .is_some_and(|(_, diverge)| contains_ask(diverge))
+        }),
+        Stmt::Expr(expr, _) => contains_ask(expr),
+        Stmt::Macro(mac) => ask::is_ask(&mac.mac),
+        Stmt::Item(_) => false,
+    }
+}
+
+/// The outer attributes of a statement.
+pub(crate) fn stmt_attrs(stmt: &Stmt) -> &[syn::Attribute] {
+    match stmt {
+        Stmt::Local(local) => &local.attrs,
+        Stmt::Macro(mac) => &mac.attrs,
+        Stmt::Item(_) => &[],
+        Stmt::Expr(expr, _) => match expr {
+            Expr::Assign(e) => &e.attrs,
+            Expr::Await(e) => &e.attrs,
+            Expr::Binary(e) => &e.attrs,
+            Expr::Block(e) => &e.attrs,
+            Expr::Call(e) => &e.attrs,
+            Expr::Field(e) => &e.attrs,
+            Expr::ForLoop(e) => &e.attrs,
+            Expr::If(e) => &e.attrs,
+            Expr::Index(e) => &e.attrs,
+            Expr::Loop(e) => &e.attrs,
+            Expr::Macro(e) => &e.attrs,
+            Expr::Match(e) => &e.attrs,
+            Expr::MethodCall(e) => &e.attrs,
+            Expr::Paren(e) => &e.attrs,
+            Expr::Reference(e) => &e.attrs,
+            Expr::Return(e) => &e.attrs,
+            Expr::Try(e) => &e.attrs,
+            Expr::Tuple(e) => &e.attrs,
+            Expr::Unary(e) => &e.attrs,
+            Expr::Unsafe(e) => &e.attrs,
+            Expr::While(e) => &e.attrs,
+            _ => &[],
+        },
+    }
 }

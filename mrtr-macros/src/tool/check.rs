@@ -1,0 +1,441 @@
+//! Refusals, all made before anything is emitted, so that emission only prints and cannot
+//! fail. Every error goes into one collector (`Errors`) and is reported at the author's
+//! tokens, all at once.
+//!
+//! Before the lowering (`attributes`, `body`): attributes that would wrap the function, and
+//! what the author's code does that the machine cannot keep as written, read from the syntax
+//! alone (an attribute on a statement that asks, an `ask!` in a `let .. else` or a match
+//! guard, a key used twice in one batch). The lowering goes on past these, so that its own
+//! refusals (where an `ask!` stands, items in blocks that ask) are reported with them.
+//!
+//! After the lowering (`machine`), each group only when the ones before found nothing (a
+//! later group's findings would follow from the earlier errors): what liveness shows (a
+//! value kept without one, a kept value a macro may hide, a borrow kept across an ask); then
+//! the values that would have to be saved where another binding hides their name, found by
+//! walking the blocks with the decisions emission makes (`plan`); then resume points whose
+//! ids collide.
+
+use std::collections::BTreeSet;
+
+use syn::ext::IdentExt;
+use syn::visit::{self, Visit};
+use syn::{Ident, ItemFn, Stmt};
+
+use super::ask::{self, AskCall};
+use super::ir::{BlockId, Branch, BranchShape, Code, Flow, Node, Program};
+use super::liveness;
+use super::plan::{self, Entry, Held, Layout};
+use super::resume;
+use super::scope::{BindingId, Visible};
+use super::syntax::{contains_ask, stmt_asks, stmt_attrs};
+use crate::errors::Errors;
+
+/// Refuses the attributes that would wrap or change a function, which the tool no longer is.
+pub(crate) fn attributes(function: &ItemFn, what: &str, errors: &mut Errors) {
+    let known = [
+        "doc", "cfg", "cfg_attr", "allow", "warn", "deny", "forbid", "expect",
+    ];
+    for attr in &function.attrs {
+        if !known.iter().any(|name| attr.path().is_ident(name)) {
+            errors.spanned(attr, format!("only doc comments, `#[cfg]` and lint attributes (`#[allow]`, `#[expect]`, ..) can go on a #[mrtr::{what}] function: it becomes a resumable machine, so an attribute that wraps or rewrites the function would not see its code; put this attribute on a function the body calls"));
+        }
+    }
+}
+
+/// The refusals the syntax of the body shows, each at its tokens. Closures, async blocks and
+/// nested items are left out, as the lowering leaves them (an `ask!` there is refused by
+/// `placement`).
+pub(crate) fn body(block: &syn::Block, errors: &mut Errors) {
+    Body { errors }.visit_block(block);
+}
+
+struct Body<'e> {
+    errors: &'e mut Errors,
+}
+
+impl<'ast> Visit<'ast> for Body<'_> {
+    fn visit_block(&mut self, block: &'ast syn::Block) {
+        // The block's value (its last expression without `;`) is not a statement the
+        // lowering takes apart.
+        let statements = match block.stmts.last() {
+            Some(Stmt::Expr(_, None)) => block.stmts.len() - 1,
+            _ => block.stmts.len(),
+        };
+        for (index, stmt) in block.stmts.iter().enumerate() {
+            if index < statements && stmt_asks(stmt) {
+                self.statement_attributes(stmt_attrs(stmt));
+            }
+            visit::visit_stmt(self, stmt);
+        }
+    }
+
+    fn visit_local(&mut self, local: &'ast syn::Local) {
+        if let Some(init) = &local.init
+            && let Some((_, diverge)) = &init.diverge
+            && contains_ask(diverge)
+        {
+            self.errors.spanned(
+                diverge,
+                "ask! cannot be used in the `else` of a `let .. else`; bind the answer first",
+            );
+        }
+        visit::visit_local(self, local);
+    }
+
+    fn visit_arm(&mut self, arm: &'ast syn::Arm) {
+        if let Some((_, guard)) = &arm.guard
+            && contains_ask(guard)
+        {
+            self.errors.spanned(
+                guard,
+                "ask! cannot be used in a match guard; ask before the match",
+            );
+        }
+        visit::visit_arm(self, arm);
+    }
+
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        if !ask::is_ask(mac) {
+            return;
+        }
+        // A call that does not parse is reported by the lowering.
+        let Ok(call) = AskCall::parse(mac) else {
+            return;
+        };
+        let mut seen: Vec<String> = Vec::new();
+        for key in call
+            .questions
+            .iter()
+            .filter_map(|question| question.key.as_ref())
+        {
+            let name = key.unraw().to_string();
+            if seen.contains(&name) {
+                self.errors.push(syn::Error::new(key.span(), format!("duplicate key `{name}` in one ask!: an earlier question of this batch has it already, and each question of a round needs its own key; rename one of them")));
+            }
+            seen.push(name);
+        }
+    }
+
+    fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+    fn visit_expr_async(&mut self, _: &'ast syn::ExprAsync) {}
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+impl Body<'_> {
+    /// The machine takes a statement that asks apart into steps, so an attribute on it would
+    /// not cover what it covered: `#[cfg]` would no longer remove the ask. Lint attributes
+    /// and tool attributes (`#[rustfmt::skip]`) change nothing the machine does.
+    fn statement_attributes(&mut self, attrs: &[syn::Attribute]) {
+        for attr in attrs {
+            let path = attr.path();
+            let lint = ["allow", "warn", "deny", "forbid", "expect"]
+                .iter()
+                .any(|lint| path.is_ident(lint));
+            let tool = path.segments.len() > 1
+                && ["rustfmt", "clippy"]
+                    .iter()
+                    .any(|tool| path.segments[0].ident == tool);
+            if lint || tool {
+                continue;
+            }
+            let message = if path.is_ident("cfg") || path.is_ident("cfg_attr") {
+                let name = path.get_ident().map(Ident::to_string).unwrap_or_default();
+                format!(
+                    "`#[{name}]` cannot go on a statement that asks: #[mrtr::tool] takes the statement apart into the machine's steps, where the attribute would no longer leave the ask out; test the condition at run time (`if cfg!(..) {{ .. }}`), or put the attribute on a `let` that does not ask"
+                )
+            } else {
+                "this attribute cannot go on a statement that asks: #[mrtr::tool] takes the statement apart into the machine's steps, which the attribute would not see; only lint attributes (`#[allow]`, `#[expect]`, ..) and tool attributes (`#[rustfmt::skip]`) are kept there".to_owned()
+            };
+            self.errors.spanned(attr, message);
+        }
+    }
+}
+
+/// The machine's argument parameter, as the blocks rebuild it: its bindings, and whether it
+/// is kept like a local (`mut`).
+pub(crate) struct Args<'a> {
+    pub(crate) bindings: &'a [BindingId],
+    pub(crate) kept: bool,
+}
+
+/// Every refusal of a lowered body (see the module's docs for the order); `order` is the
+/// order emission writes the blocks in, which the errors follow.
+pub(crate) fn machine(
+    layout: Layout<'_>,
+    order: &[BlockId],
+    args: Option<Args<'_>>,
+    errors: &mut Errors,
+) {
+    liveness_refusals(layout, errors);
+    if !errors.is_empty() {
+        return;
+    }
+    hidden_saves(layout, order, args, errors);
+    if !errors.is_empty() {
+        return;
+    }
+    resume_points(layout.program, errors);
+}
+
+/// What liveness shows: a value declared without one and kept, a kept value a statement
+/// macro may declare again, a borrow that would cross a step.
+fn liveness_refusals(Layout { program, live }: Layout<'_>, errors: &mut Errors) {
+    let kept: BTreeSet<_> = program
+        .sites
+        .iter()
+        .flat_map(|site| live[site.resume].iter().copied())
+        .collect();
+    for id in liveness::uninitialized_kept(program, live) {
+        let ident = &program.bindings[id].ident;
+        errors.spanned(ident, format!("`{ident}` is declared without a value and used after an ask!; give it its value where it is declared (e.g. `let {ident} = if .. {{ .. }} else {{ .. }};`)"));
+    }
+    let crossing = liveness::crossing(live);
+    for (ident, name, id) in &program.macro_binds {
+        let binding = &program.bindings[*id];
+        if crossing.contains(id) && binding.kind.is_kept() {
+            errors.spanned(ident, format!("`{name}!` may declare a new `{ident}` here, which would hide the kept `{ident}` until this block ends: #[mrtr::tool] does not see the macro's expansion, so it could not tell them apart; declare it with `let {ident} = ..;`, or let the macro bind another name"));
+        }
+    }
+    for id in crossing {
+        let binding = &program.bindings[id];
+        if !binding.borrowed {
+            continue;
+        }
+        let ident = &binding.ident;
+        if kept.contains(&id) {
+            errors.spanned(ident, format!("`{ident}` is a borrow used after an ask!, and a borrow cannot be kept in requestState; keep an owned value instead (e.g. `.to_owned()`), or borrow again after the ask"));
+        } else {
+            errors.spanned(ident, format!("`{ident}` is a borrow used after a construct that asks (an `if`, `match`, loop or block with an ask! in it), so the machine would have to carry it from one step to the next; keep an owned value instead (e.g. `.to_owned()`), or borrow again after the construct"));
+        }
+    }
+}
+
+/// Two resume points with the same id could not be told apart by another build.
+fn resume_points(program: &Program, errors: &mut Errors) {
+    let identities = resume::identities(program);
+    for (index, identity) in identities.iter().enumerate() {
+        let Some(other) = identities[..index]
+            .iter()
+            .find(|other| other.id == identity.id)
+        else {
+            continue;
+        };
+        let span = program.sites[index]
+            .questions
+            .first()
+            .map_or_else(proc_macro2::Span::call_site, |question| question.1);
+        errors.push(syn::Error::new(
+            span,
+            format!(
+                "this ask's resume point has the same id as `{}`; rename one of their keys",
+                other.label
+            ),
+        ));
+    }
+}
+
+/// The kept values that a jump, a suspension or the end of an arm would have to save where
+/// another binding hides their name: each refused once, at the author's variable.
+fn hidden_saves(
+    layout: Layout<'_>,
+    order: &[BlockId],
+    args: Option<Args<'_>>,
+    errors: &mut Errors,
+) {
+    let mut walk = Walk {
+        layout,
+        refused: Vec::new(),
+    };
+    for block in order {
+        walk.block(*block, args.as_ref());
+    }
+    for id in walk.refused {
+        let ident = &layout.program.bindings[id].ident;
+        errors.push(syn::Error::new(
+            ident.span(),
+            format!(
+                "`{ident}` is kept across an ask!, but another binding named `{ident}` hides it where the machine has to keep it; rename one of the two"
+            ),
+        ));
+    }
+}
+
+/// The blocks walked as emission walks them, tracking what is held, without printing.
+struct Walk<'a> {
+    layout: Layout<'a>,
+    /// The bindings refused so far, in the order found.
+    refused: Vec<BindingId>,
+}
+
+impl Walk<'_> {
+    fn refuse(&mut self, ids: impl IntoIterator<Item = BindingId>) {
+        for id in ids {
+            if !self.refused.contains(&id) {
+                self.refused.push(id);
+            }
+        }
+    }
+
+    fn block(&mut self, block: BlockId, args: Option<&Args<'_>>) {
+        let layout = self.layout;
+        let data = &layout.program.blocks[block];
+        let mut held = Held::default();
+        if let Some(args) = args
+            && layout.rebuilds_args(block, args.bindings, args.kept)
+        {
+            held.0.extend(args.bindings.iter().copied());
+        }
+        for id in data.entry.values() {
+            if let Entry::Taken | Entry::Declared = layout.entry(block, *id) {
+                held.0.insert(*id);
+            }
+        }
+        let live_out = layout.live_out(block);
+        self.nodes(&live_out, &mut held, &data.nodes);
+    }
+
+    /// Walks a sequence; says whether it can complete (hand a value out) in place.
+    fn nodes(&mut self, live_out: &BTreeSet<BindingId>, held: &mut Held, nodes: &[Node]) -> bool {
+        let mut completes = true;
+        for node in nodes {
+            completes = self.node(live_out, held, node);
+        }
+        completes
+    }
+
+    fn node(&mut self, live_out: &BTreeSet<BindingId>, held: &mut Held, node: &Node) -> bool {
+        let layout = self.layout;
+        match node {
+            Node::Stmt(code) => {
+                let (hidden, back) = layout.hidden_at_exits(held, &[code], &[]);
+                remove(held, &hidden);
+                self.fill(held, code);
+                held.0.extend(back);
+                true
+            }
+            Node::Tail(code) => {
+                self.fill(held, code);
+                true
+            }
+            Node::Let {
+                init,
+                diverge,
+                declares,
+                hides,
+                ..
+            } => {
+                let codes: Vec<&Code> = std::iter::once(init).chain(diverge.as_ref()).collect();
+                let (hidden, back) = layout.hidden_at_exits(held, &codes, declares);
+                remove(held, &hidden);
+                self.fill(held, init);
+                let hidden = layout.hidden_by_let(held, hides, live_out);
+                if let Some(diverge) = diverge {
+                    let mut diverge_held = held.clone();
+                    diverge_held
+                        .0
+                        .retain(|id| !hidden.contains(id) || diverge.uses.contains(id));
+                    self.fill(&diverge_held, diverge);
+                }
+                remove(held, &hidden);
+                held.0.extend(declares.iter().copied());
+                held.0.extend(back);
+                true
+            }
+            Node::Jump { target, visible } => {
+                self.jump(held, *target, visible, &BTreeSet::new());
+                false
+            }
+            Node::Suspend { site, visible } => {
+                let resume = layout.program.sites[*site].resume;
+                self.jump(held, resume, visible, &BTreeSet::new());
+                false
+            }
+            Node::Branch(branch) => self.branch(live_out, held, branch),
+        }
+    }
+
+    fn jump(&mut self, held: &Held, target: BlockId, visible: &Visible, hidden: &BTreeSet<String>) {
+        let unsavable = self.layout.unsavable(held, target, visible, hidden);
+        self.refuse(unsavable);
+    }
+
+    /// The jumps out of lowered loops in the author's code (its holes).
+    fn fill(&mut self, held: &Held, code: &Code) {
+        let layout = self.layout;
+        for hole in &code.holes {
+            let exit = &layout.program.holes[*hole];
+            let mut held = held.clone();
+            if let Some((Some(binding), _)) = &exit.value {
+                held.0.insert(*binding);
+            }
+            self.jump(&held, exit.target, &exit.visible, &exit.hidden);
+        }
+    }
+
+    fn branch(&mut self, live_out: &BTreeSet<BindingId>, held: &mut Held, branch: &Branch) -> bool {
+        let layout = self.layout;
+        let early = layout.early(held, live_out, branch);
+        remove(held, &early);
+        let late = layout.late(held, live_out, branch);
+        remove(held, &late);
+        let early: Vec<BindingId> = early.into_iter().chain(late).collect();
+        let mut arms = Vec::new();
+        for arm in &branch.arms {
+            let mut arm_held = layout.arm_entry(held, &early, arm);
+            let (nodes, tail) = plan::split_tail(&arm.nodes);
+            let mut completes = self.nodes(live_out, &mut arm_held, nodes);
+            if tail.is_none() && nodes.last().is_some_and(plan::visibly_diverges) {
+                completes = false;
+            }
+            if let Some(tail) = tail {
+                completes = true;
+                self.fill(&arm_held, tail);
+            }
+            arms.push((completes, arm_held));
+        }
+        let completes = arms.iter().any(|(completes, _)| *completes);
+        let kept_by_all = Layout::kept_by_all(
+            held,
+            arms.iter()
+                .filter(|(completes, _)| *completes)
+                .map(|(_, arm)| arm),
+        );
+        for ((completes, arm_held), arm) in arms.iter().zip(&branch.arms) {
+            let put_away =
+                Layout::put_away(held, &early, arm_held, *completes, &kept_by_all, live_out);
+            // An arm that must put a value away at its end cannot if its own pattern hides it.
+            self.refuse(put_away.into_iter().filter(|id| arm.hides.contains(id)));
+        }
+        held.0 = kept_by_all;
+        match &branch.shape {
+            BranchShape::If { cond, .. } => self.fill(held, cond),
+            BranchShape::Match { scrutinee, heads } => {
+                self.fill(held, scrutinee);
+                for head in heads {
+                    self.fill(held, head);
+                }
+            }
+            BranchShape::Block => {}
+        }
+        match branch.dest {
+            Flow::Tail => completes,
+            Flow::Return => false,
+            Flow::Discard(join) => {
+                self.jump(held, join, &branch.visible, &BTreeSet::new());
+                false
+            }
+            Flow::Value(binding, join) => {
+                held.0.insert(binding);
+                self.jump(held, join, &branch.visible, &BTreeSet::new());
+                false
+            }
+        }
+    }
+}
+
+/// Values put away in their slots: no longer held.
+fn remove(held: &mut Held, ids: &[BindingId]) {
+    for id in ids {
+        held.0.remove(id);
+    }
+}

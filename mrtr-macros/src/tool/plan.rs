@@ -1,0 +1,283 @@
+//! Where each value is, as the blocks are walked: held as a local under its own name, or put
+//! away in its slot. These are the decisions emission prints (`emit`) and the check pass
+//! walks to refuse, before anything is printed, a value that would have to be saved where
+//! its name is hidden (`check`). Both walk the blocks the same way and ask the same functions
+//! here, so what is refused is exactly what emission could not write.
+
+use std::collections::BTreeSet;
+
+use proc_macro2::TokenTree;
+
+use super::ir::{Arm, BlockId, Branch, BranchShape, Code, Node, Program};
+use super::lower::HOLE;
+use super::scope::{BindingId, BindingKind, Visible};
+use super::syntax::borrows;
+
+/// Which bindings the block being walked holds as locals (the others live in their slots).
+#[derive(Clone, Default)]
+pub(crate) struct Held(pub(crate) BTreeSet<BindingId>);
+
+/// How a binding in force at the start of a block gets there.
+pub(crate) enum Entry {
+    /// Not needed in this block (or declared by it).
+    Absent,
+    /// A context lookup, done again here as written.
+    Rebuilt,
+    /// Taken out of its slot.
+    Taken,
+    /// Given a new value before it is read: declared without one.
+    Declared,
+}
+
+/// The program and its liveness, which every decision reads.
+#[derive(Clone, Copy)]
+pub(crate) struct Layout<'a> {
+    pub(crate) program: &'a Program,
+    pub(crate) live: &'a [BTreeSet<BindingId>],
+}
+
+impl Layout<'_> {
+    pub(crate) fn is_kept(&self, id: BindingId) -> bool {
+        self.program.bindings[id].kind.is_kept()
+    }
+
+    /// What the block's successors need.
+    pub(crate) fn live_out(&self, block: BlockId) -> BTreeSet<BindingId> {
+        self.program.blocks[block]
+            .successors
+            .iter()
+            .flat_map(|successor| self.live[*successor].iter().copied())
+            .collect()
+    }
+
+    /// Whether the block builds the argument parameter's bindings in its prelude (`kept`: the
+    /// parameter is `mut`, built once in the first block and kept like a local).
+    pub(crate) fn rebuilds_args(&self, block: BlockId, bindings: &[BindingId], kept: bool) -> bool {
+        if kept {
+            block == 0
+        } else {
+            bindings
+                .iter()
+                .any(|id| self.program.blocks[block].used.contains(id))
+        }
+    }
+
+    /// How binding `id`, in force where `block` starts, gets there.
+    pub(crate) fn entry(&self, block: BlockId, id: BindingId) -> Entry {
+        let data = &self.program.blocks[block];
+        let binding = &self.program.bindings[id];
+        if !data.used.contains(&id) || data.declared.contains(&id) {
+            return Entry::Absent;
+        }
+        match binding.kind {
+            BindingKind::Derived if binding.rebuild.is_some() => Entry::Rebuilt,
+            kind if kind.is_kept() && self.live[block].contains(&id) => Entry::Taken,
+            kind if kind.is_kept() && data.assigned_first.contains(&id) => Entry::Declared,
+            _ => Entry::Absent,
+        }
+    }
+
+    /// The values a jump to `target` must save that it cannot: held here, needed there, but
+    /// hidden by another binding of the same name where the jump is (`visible`, `hidden`).
+    pub(crate) fn unsavable(
+        &self,
+        held: &Held,
+        target: BlockId,
+        visible: &Visible,
+        hidden: &BTreeSet<String>,
+    ) -> Vec<BindingId> {
+        self.live[target]
+            .intersection(&held.0)
+            .copied()
+            .filter(|id| {
+                let name = self.program.bindings[*id].ident.to_string();
+                visible.get(&name) != Some(id) || hidden.contains(&name)
+            })
+            .collect()
+    }
+
+    /// A `break`/`continue` inside the author's statement may leave from where an inner
+    /// binding hides a value the target needs. Such a value, if the statement does not use it
+    /// itself, goes into its slot before the statement (the first list) and, unless the
+    /// statement declares its name again, comes back after it (the second).
+    pub(crate) fn hidden_at_exits(
+        &self,
+        held: &Held,
+        codes: &[&Code],
+        declares: &[BindingId],
+    ) -> (Vec<BindingId>, Vec<BindingId>) {
+        let mut hidden = BTreeSet::new();
+        for code in codes {
+            for hole in &code.holes {
+                let exit = &self.program.holes[*hole];
+                for id in self.live[exit.target].intersection(&held.0) {
+                    let name = self.program.bindings[*id].ident.to_string();
+                    let visible =
+                        exit.visible.get(&name) == Some(id) && !exit.hidden.contains(&name);
+                    let used = codes.iter().any(|code| code.uses.contains(id));
+                    if !visible && !used && self.is_kept(*id) {
+                        hidden.insert(*id);
+                    }
+                }
+            }
+        }
+        let redeclared: BTreeSet<String> = declares
+            .iter()
+            .map(|id| self.program.bindings[*id].ident.to_string())
+            .collect();
+        let back = hidden
+            .iter()
+            .copied()
+            .filter(|id| !redeclared.contains(&self.program.bindings[*id].ident.to_string()))
+            .collect();
+        (hidden.into_iter().collect(), back)
+    }
+
+    /// A value the machine still needs is put in its slot before a `let` of an inner scope
+    /// hides its name, after the initializer (which may read it) ran.
+    pub(crate) fn hidden_by_let(
+        &self,
+        held: &Held,
+        hides: &[BindingId],
+        live_out: &BTreeSet<BindingId>,
+    ) -> Vec<BindingId> {
+        hides
+            .iter()
+            .copied()
+            .filter(|id| held.0.contains(id) && self.is_kept(*id) && live_out.contains(id))
+            .collect()
+    }
+
+    /// A value that an arm hides by name, and that the construct's head does not read, is
+    /// put away before the construct; arms that do not hide it take it back.
+    pub(crate) fn early(
+        &self,
+        held: &Held,
+        live_out: &BTreeSet<BindingId>,
+        branch: &Branch,
+    ) -> Vec<BindingId> {
+        let head_uses: BTreeSet<BindingId> = match &branch.shape {
+            BranchShape::If { cond, .. } => cond.uses.clone(),
+            BranchShape::Match { scrutinee, heads } => heads
+                .iter()
+                .flat_map(|head| head.uses.iter().copied())
+                .chain(scrutinee.uses.iter().copied())
+                .collect(),
+            BranchShape::Block => BTreeSet::new(),
+        };
+        held.0
+            .iter()
+            .copied()
+            .filter(|id| {
+                let name = self.program.bindings[*id].ident.to_string();
+                self.is_kept(*id)
+                    && live_out.contains(id)
+                    && !head_uses.contains(id)
+                    && branch.declared_names.contains(&name)
+                    && branch.visible.get(&name) == Some(id)
+            })
+            .collect()
+    }
+
+    /// One the `match` (or `if let`) reads and an arm's pattern hides goes away once the
+    /// scrutinee is evaluated, before the arms bind.
+    pub(crate) fn late(
+        &self,
+        held: &Held,
+        live_out: &BTreeSet<BindingId>,
+        branch: &Branch,
+    ) -> Vec<BindingId> {
+        let (scrutinee, heads) = match &branch.shape {
+            BranchShape::Match { scrutinee, heads } => (scrutinee, &heads[..]),
+            BranchShape::If {
+                pattern: Some(_),
+                cond,
+            } => (cond, &[][..]),
+            _ => return Vec::new(),
+        };
+        held.0
+            .iter()
+            .copied()
+            .filter(|id| {
+                let name = self.program.bindings[*id].ident.to_string();
+                self.is_kept(*id)
+                    && live_out.contains(id)
+                    && scrutinee.uses.contains(id)
+                    && !borrows(&scrutinee.tokens, &name)
+                    && !heads.iter().any(|head| head.uses.contains(id))
+                    && branch.arms.iter().any(|arm| arm.hides.contains(id))
+                    && branch.visible.get(&name) == Some(id)
+            })
+            .collect()
+    }
+
+    /// What an arm holds where it starts: what the construct held, the values put away
+    /// before it that the arm does not hide (`early`, taken back), and the arm's own bindings.
+    pub(crate) fn arm_entry(&self, held: &Held, early: &[BindingId], arm: &Arm) -> Held {
+        let mut arm_held = held.clone();
+        arm_held
+            .0
+            .extend(early.iter().filter(|id| !arm.hides.contains(id)));
+        arm_held.0.extend(arm.declares.iter().copied());
+        arm_held
+    }
+
+    /// After the construct, a binding is held where every arm that completes in place (given
+    /// as what each holds at its end) still holds it.
+    pub(crate) fn kept_by_all<'h>(
+        held: &Held,
+        completing: impl Iterator<Item = &'h Held> + Clone,
+    ) -> BTreeSet<BindingId> {
+        held.0
+            .iter()
+            .copied()
+            .filter(|id| completing.clone().all(|arm| arm.0.contains(id)))
+            .collect()
+    }
+
+    /// Where arms disagree, the ones still holding a value put it away at their end (a value
+    /// taken back inside the arm always: its local ends with the arm).
+    pub(crate) fn put_away(
+        held: &Held,
+        early: &[BindingId],
+        arm_held: &Held,
+        completes: bool,
+        kept_by_all: &BTreeSet<BindingId>,
+        live_out: &BTreeSet<BindingId>,
+    ) -> Vec<BindingId> {
+        held.0
+            .iter()
+            .chain(early)
+            .copied()
+            .filter(|id| {
+                completes
+                    && arm_held.0.contains(id)
+                    && (!kept_by_all.contains(id) || early.contains(id))
+                    && live_out.contains(id)
+            })
+            .collect()
+    }
+}
+
+/// An arm's nodes and the value it hands out, kept apart so that values can be put away
+/// before the value is handed out.
+pub(crate) fn split_tail(nodes: &[Node]) -> (&[Node], Option<&Code>) {
+    match nodes.split_last() {
+        Some((Node::Tail(tail), nodes)) => (nodes, Some(tail)),
+        _ => (nodes, None),
+    }
+}
+
+/// A statement of the author's that visibly never completes: `return ..;`, or a `break` or
+/// `continue` (a hole, or left as written).
+pub(crate) fn visibly_diverges(node: &Node) -> bool {
+    let Node::Stmt(code) = node else {
+        return false;
+    };
+    match code.tokens.clone().into_iter().next() {
+        Some(TokenTree::Ident(ident)) => {
+            ident == HOLE || ident == "return" || ident == "break" || ident == "continue"
+        }
+        _ => false,
+    }
+}
