@@ -1,5 +1,5 @@
 //! rmcp (the official Rust MCP SDK) as the host: [`McpServer`] is an rmcp `ServerHandler` that
-//! serves an mrtr [`Server`]'s tools, prompts and resource templates. rmcp keeps what is
+//! serves an mrtr [`Server`](crate::Server)'s tools, prompts and resource templates. rmcp keeps what is
 //! rmcp's: transports (stdio, streamable HTTP), `server/discover`, the HTTP header checks.
 //! [`McpServer::streamable_http`] answers well-formed stateless rounds (`tools/call`,
 //! `prompts/get`, `resources/read`) on a direct path in front of rmcp's service

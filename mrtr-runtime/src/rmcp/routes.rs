@@ -19,8 +19,8 @@ impl McpServer {
     ///
     /// rmcp 3.11's `Tool` has no `execution` field, so a task-capable tool's
     /// `execution.taskSupport` rides in its `_meta`, under `"mrtr/execution"`; mrtr's byte
-    /// filter moves it back to the top level. Serve your router through [`stdio`] or wrap its
-    /// HTTP service in [`RetiredFieldsLayer`]: over rmcp's own transports, without the filter,
+    /// filter moves it back to the top level. Serve your router through [`stdio`](super::stdio) or wrap its
+    /// HTTP service in [`RetiredFieldsLayer`](super::RetiredFieldsLayer): over rmcp's own transports, without the filter,
     /// clients see `_meta["mrtr/execution"]` and no `execution` (such a client still gets a
     /// task when it declares the extension, or `-32021` from a task-only tool).
     pub fn tool_routes<S: Send + Sync + 'static>(&self) -> Result<Vec<ToolRoute<S>>, RouteError> {

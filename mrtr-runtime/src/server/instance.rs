@@ -78,7 +78,7 @@ impl Server {
         &self.inner.env.codec
     }
 
-    /// The application state of type `T` registered with [`ServerBuilder::state`].
+    /// The application state of type `T` registered with [`ServerBuilder::state`](super::ServerBuilder::state).
     pub fn app_state<T: Send + Sync + 'static>(&self) -> Option<&T> {
         self.inner.env.state.get()
     }
