@@ -7,9 +7,9 @@ use std::borrow::Cow;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestParams,
     CompleteResult, GetPromptRequestParams, GetPromptResponse, GetTaskParams, GetTaskResult,
-    Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
-    ReadResourceResponse, ServerCapabilities, ServerConfig, UpdateTaskParams,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
+    ServerConfig, UpdateTaskParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -88,33 +88,12 @@ impl ServerHandler for McpServer {
     /// 2026-07-28, and 2025-11-25 / 2025-06-18 sessions unless [`McpServer::without_legacy`]
     /// (then older clients are refused at the handshake rather than half-served).
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        Cow::Owned(self.protocol_versions())
+        Cow::Borrowed(self.protocol_versions())
     }
 
+    /// Built once, with the server: rmcp asks for it on every stateless request.
     fn get_info(&self) -> ServerConfig {
-        let mut capabilities = Map::new();
-        let server = &self.server;
-        for (registered, name) in [
-            (server.tools().len() > 0, "tools"),
-            (server.prompts().len() > 0, "prompts"),
-            (server.resource_templates().len() > 0, "resources"),
-            (server.completes(), "completions"),
-        ] {
-            if registered {
-                capabilities.insert(name.into(), Value::Object(Map::new()));
-            }
-        }
-        if server.serves_tasks() {
-            capabilities.insert(
-                "extensions".into(),
-                serde_json::json!({ (crate::task::TASKS_EXTENSION): {} }),
-            );
-        }
-        let capabilities: ServerCapabilities =
-            serde_json::from_value(Value::Object(capabilities)).unwrap_or_default();
-        let info = server.info();
-        ServerConfig::new(capabilities)
-            .with_server_info(Implementation::new(&info.name, &info.version))
+        (*self.config).clone()
     }
 
     /// `tasks/get` (SEP-2663); rmcp has refused it already if the request did not declare

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use rmcp::model::ErrorCode;
+use rmcp::model::{ErrorCode, Implementation, ServerCapabilities, ServerConfig};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
 use serde::de::DeserializeOwned;
@@ -32,6 +32,8 @@ pub struct McpServer {
     pub(super) calls: Arc<CallGates>,
     /// The limits of `serve_http`'s HTTP front.
     pub(super) http_limits: HttpLimits,
+    /// What `get_info` answers: the capabilities and `serverInfo`, fixed by the server.
+    pub(super) config: Arc<ServerConfig>,
 }
 
 impl McpServer {
@@ -39,10 +41,11 @@ impl McpServer {
     /// 2025-11-25 and 2025-06-18 ones (see [`McpServer::with_legacy`]).
     pub fn new(server: Server) -> Self {
         Self {
-            server,
             legacy: Some(LegacyOptions::default()),
             calls: Arc::default(),
             http_limits: HttpLimits::default(),
+            config: Arc::new(server_config(&server)),
+            server,
         }
     }
 
@@ -99,6 +102,32 @@ pub(super) fn principal(context: &RequestContext<RoleServer>) -> Option<String> 
 
 pub(super) fn error(error: RpcError) -> ErrorData {
     ErrorData::new(ErrorCode(error.code as i32), error.message, error.data)
+}
+
+/// The capabilities and `serverInfo` that `server` declares to rmcp: a capability for each kind
+/// of thing registered, and the tasks extension when a tool runs as a task.
+fn server_config(server: &Server) -> ServerConfig {
+    let mut capabilities = Map::new();
+    for (registered, name) in [
+        (server.tools().len() > 0, "tools"),
+        (server.prompts().len() > 0, "prompts"),
+        (server.resource_templates().len() > 0, "resources"),
+        (server.completes(), "completions"),
+    ] {
+        if registered {
+            capabilities.insert(name.into(), Value::Object(Map::new()));
+        }
+    }
+    if server.serves_tasks() {
+        capabilities.insert(
+            "extensions".into(),
+            serde_json::json!({ (crate::task::TASKS_EXTENSION): {} }),
+        );
+    }
+    let capabilities: ServerCapabilities =
+        serde_json::from_value(Value::Object(capabilities)).unwrap_or_default();
+    let info = server.info();
+    ServerConfig::new(capabilities).with_server_info(Implementation::new(&info.name, &info.version))
 }
 
 /// This request's client capabilities, once its `_meta` meets a 2026-07-28 request's duties.

@@ -52,12 +52,18 @@ impl McpServer {
 
     /// The protocol versions to negotiate: 2026-07-28, and the two handshake revisions whose
     /// sessions the legacy path serves.
-    pub(super) fn protocol_versions(&self) -> Vec<ProtocolVersion> {
-        let mut versions = vec![ProtocolVersion::V_2026_07_28];
+    pub(super) fn protocol_versions(&self) -> &'static [ProtocolVersion] {
+        const ALONE: &[ProtocolVersion] = &[ProtocolVersion::V_2026_07_28];
+        const WITH_SESSIONS: &[ProtocolVersion] = &[
+            ProtocolVersion::V_2026_07_28,
+            ProtocolVersion::V_2025_11_25,
+            ProtocolVersion::V_2025_06_18,
+        ];
         if self.legacy.is_some() {
-            versions.extend([ProtocolVersion::V_2025_11_25, ProtocolVersion::V_2025_06_18]);
+            WITH_SESSIONS
+        } else {
+            ALONE
         }
-        versions
     }
 
     /// The session of a 2025-era request (no per-request protocol version, a handshake
