@@ -136,6 +136,16 @@ pub const FEATURES: &[(&str, bool, &str)] = &[
         true,
         "closures whose parameter is named like a visible local",
     ),
+    (
+        "moves",
+        false,
+        "non-Copy locals read by move (let w = v;, eat(v), for over v), some assigned again",
+    ),
+    (
+        "ask_positions",
+        false,
+        "ask! as an arm's value, a block's tail, in return Ok(..), after += / -=, in a let chain",
+    ),
 ];
 
 /// A `match` arm's pattern, and the binding it introduces with its type.
@@ -319,6 +329,9 @@ struct Var {
     name: String,
     ty: Ty,
     mutable: bool,
+    /// Moved out of (`moves`): not readable until assigned again; its name still hides outer
+    /// bindings.
+    moved: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -403,7 +416,7 @@ impl<'f> Gen<'f> {
         let mut vars = Vec::new();
         for scope in self.scopes.iter().rev() {
             for var in scope.iter().rev() {
-                if seen.insert(var.name.clone()) {
+                if seen.insert(var.name.clone()) && !var.moved {
                     vars.push(var.clone());
                 }
             }
@@ -420,7 +433,49 @@ impl<'f> Gen<'f> {
             name: name.to_owned(),
             ty,
             mutable,
+            moved: false,
         });
+    }
+
+    /// The innermost bindings of the current scope (a move out of an outer scope could be in
+    /// a loop, or in one branch only) that are not `Copy` and may be moved out of (`moves`).
+    fn movable(&self, ty: Option<Ty>) -> Vec<Var> {
+        let Some(scope) = self.scopes.last() else {
+            return Vec::new();
+        };
+        let mut seen = BTreeSet::new();
+        scope
+            .iter()
+            .rev()
+            .filter(|var| seen.insert(var.name.clone()))
+            .filter(|var| !var.moved && !var.ty.copy() && ty.is_none_or(|ty| var.ty == ty))
+            .cloned()
+            .collect()
+    }
+
+    /// The moved-out-of mutable bindings of the current scope that no later binding of the
+    /// scope hides: `v = ..` makes them readable again.
+    fn revivable(&self) -> Vec<Var> {
+        let Some(scope) = self.scopes.last() else {
+            return Vec::new();
+        };
+        let mut seen = BTreeSet::new();
+        scope
+            .iter()
+            .rev()
+            .filter(|var| seen.insert(var.name.clone()))
+            .filter(|var| var.moved && var.mutable)
+            .cloned()
+            .collect()
+    }
+
+    /// Marks the innermost binding of the current scope named `name` as moved out of (or,
+    /// with `moved` false, readable again).
+    fn set_moved(&mut self, name: &str, moved: bool) {
+        let scope = self.scopes.last_mut().expect("a scope");
+        if let Some(var) = scope.iter_mut().rev().find(|var| var.name == name) {
+            var.moved = moved;
+        }
     }
 
     /// A name for a new binding: often a reused name from a small pool. Reusing one that is
@@ -896,6 +951,25 @@ impl<'f> Gen<'f> {
         }
     }
 
+    /// `return Ok(ask!(..)..)` or `return Err(ToolError::new(ask!(..)..))` (`ask_positions`).
+    fn return_ask(&mut self) -> String {
+        let id = self.next_id();
+        self.site += 1;
+        self.asks += 1;
+        let site = self.site;
+        let q = self.question(site, 0, "N");
+        let ask = format!("ask!(k{site} = {q})");
+        match self.rng.below(4) {
+            0 if self.f.on("ask_try") => format!("return Ok({ask}.accepted()?.n.to_string());"),
+            1 => format!(
+                "return Err(ToolError::new({ask}.ok().map_or(String::from(\"err{id} none\"), |q| format!(\"err{id} {{}}\", q.n))));"
+            ),
+            _ => format!(
+                "return Ok({ask}.ok().map_or(String::from(\"ret{id} none\"), |q| format!(\"ret{id} {{}}\", q.n)));"
+            ),
+        }
+    }
+
     /// A statement that leaves the current block (`return`, `break`, `continue`), if the
     /// context allows one; never a `break` to a labelled block from inside a loop of it... it
     /// may, labelled blocks accept labelled breaks from anywhere inside.
@@ -962,6 +1036,10 @@ impl<'f> Gen<'f> {
         let nest = self.depth < 4;
         let roll = self.rng.below(100);
         let ask = budget > 0 && self.rng.chance(if self.depth <= 1 { 70 } else { 50 });
+        if self.f.on("moves") && roll % 4 == 0 && !self.movable(None).is_empty() {
+            self.move_stmt();
+            return 0;
+        }
         match roll {
             0..=14 => {
                 self.trace();
@@ -1022,10 +1100,17 @@ impl<'f> Gen<'f> {
                 let c = self.expr(Ty::Bool, 1);
                 self.open(&format!("if {c} {{"));
                 self.trace();
-                let d = self.diverging();
-                self.line(&d);
+                let mut used = 0;
+                if ask && self.f.on("ask_positions") && self.rng.chance(40) {
+                    used = 1;
+                    let r = self.return_ask();
+                    self.line(&r);
+                } else {
+                    let d = self.diverging();
+                    self.line(&d);
+                }
                 self.close("}");
-                0
+                used
             }
             56..=60 if self.f.on("let_else") => self.let_else(budget, ask),
             61..=69 if nest && self.f.on("if") => self.if_stmt(budget, None),
@@ -1086,11 +1171,21 @@ impl<'f> Gen<'f> {
                     Some(2) => self.loop_stmt(budget, Some((head, ty))),
                     _ => {
                         self.open(&format!("{head}{{"));
-                        let used = self.stmts(budget, 3);
-                        let v = self.expr(ty, 0);
-                        self.line(&v);
-                        self.close("};");
-                        used
+                        let tail_ask = budget > 0 && self.tail_ask_ok();
+                        let used = self.stmts(budget - u32::from(tail_ask), 3);
+                        match tail_ask.then(|| self.ask_expr(ty, false)).flatten() {
+                            Some(e) => {
+                                self.line(&e);
+                                self.close("};");
+                                used + 1
+                            }
+                            None => {
+                                let v = self.expr(ty, 0);
+                                self.line(&v);
+                                self.close("};");
+                                used
+                            }
+                        }
                     }
                 };
                 self.declare(&name, ty, mutable);
@@ -1142,7 +1237,58 @@ impl<'f> Gen<'f> {
         0
     }
 
+    /// A statement that moves a non-`Copy` local of the current scope (`moves`).
+    fn move_stmt(&mut self) {
+        let vars = self.movable(None);
+        let var = self.rng.pick(&vars).clone();
+        let v = var.name.clone();
+        self.set_moved(&v, true);
+        match self.rng.below(4) {
+            0 => self.line(&format!("t(eat({v}));")),
+            1 if var.ty == Ty::Str => {
+                let name = self.name_for_binding();
+                self.line(&format!("let {name} = {v} + \"!\";"));
+                self.declare(&name, Ty::Str, false);
+            }
+            1 if var.ty == Ty::VecI64 => {
+                let name = self.name_for_binding();
+                self.line(&format!(
+                    "let {name}: i64 = {v}.into_iter().fold(0i64, i64::wrapping_add);"
+                ));
+                self.declare(&name, Ty::I64, false);
+            }
+            _ => {
+                let name = self.name_for_binding();
+                let mutable = self.rng.chance(40);
+                let mut_kw = if mutable { "mut " } else { "" };
+                let ann = if self.f.on("inference") && self.rng.chance(50) {
+                    String::new()
+                } else {
+                    format!(": {}", var.ty.rust())
+                };
+                self.line(&format!("let {mut_kw}{name}{ann} = {v};"));
+                self.declare(&name, var.ty, mutable);
+            }
+        }
+    }
+
     fn assign_stmt(&mut self, budget: u32, ask: bool) -> u32 {
+        let revivable = self.revivable();
+        if !revivable.is_empty() && self.rng.chance(70) {
+            // `v = ..` after a move: `v` is readable again.
+            let var = self.rng.pick(&revivable).clone();
+            let mut used = 0;
+            let value = match var.ty {
+                Ty::AnsN | Ty::AnsC if ask && budget > 0 && self.f.on("ask_assign") => {
+                    used = 1;
+                    self.ask_expr(var.ty, false).expect("an answer ask")
+                }
+                ty => self.expr(ty, 0),
+            };
+            self.line(&format!("{} = {value};", var.name));
+            self.set_moved(&var.name, false);
+            return used;
+        }
         let mutables: Vec<Var> = self.visible().into_iter().filter(|v| v.mutable).collect();
         if mutables.is_empty() {
             self.trace();
@@ -1157,6 +1303,20 @@ impl<'f> Gen<'f> {
                 Ty::I64 | Ty::Bool | Ty::OptI64 | Ty::AnsN | Ty::AnsC
             )
         {
+            if var.ty == Ty::I64 && self.f.on("ask_positions") && self.rng.chance(60) {
+                self.site += 1;
+                self.asks += 1;
+                let site = self.site;
+                let q = self.question(site, 0, "N");
+                let op = *self.rng.pick(&["+=", "-="]);
+                let tail = if self.f.on("ask_try") && self.rng.chance(40) {
+                    ".accepted()?.n"
+                } else {
+                    ".ok().map_or(0, |q| q.n)"
+                };
+                self.line(&format!("{} {op} ask!(k{site} = {q}){tail};", var.name));
+                return 1;
+            }
             if var.ty == Ty::I64 && self.f.on("ask_receiver") && self.rng.chance(40) {
                 self.site += 1;
                 self.asks += 1;
@@ -1245,6 +1405,8 @@ impl<'f> Gen<'f> {
         let ask_cond = budget > 0 && self.f.on("ask_cond") && self.rng.chance(35);
         let kind = self.rng.below(3);
         let mut binding: Option<(String, Ty)> = None;
+        // The second `let` of a let chain binds an `i64`.
+        let mut second: Option<String> = None;
         let cond = if kind == 0 {
             // if let
             let name = self.name_for_pattern();
@@ -1259,7 +1421,32 @@ impl<'f> Gen<'f> {
                     .ask_expr(if form == "N" { Ty::AnsN } else { Ty::AnsC }, false)
                     .expect("answer ask");
                 binding = Some((name.clone(), ty));
-                format!("let Answer::Accept({form} {{ {field}: {name} }}) = {e}")
+                let head = format!("let Answer::Accept({form} {{ {field}: {name} }}) = {e}");
+                if self.f.on("ask_positions") && self.rng.chance(50) {
+                    // A let chain: the ask's pattern, then a condition on what it bound, or
+                    // a second `let` (on a fresh name: re-binding a kept one is refused).
+                    self.scopes.push(vec![Var {
+                        name: name.clone(),
+                        ty,
+                        mutable: false,
+                        moved: false,
+                    }]);
+                    let more = if self.rng.chance(40) {
+                        let m = self.fresh_name("n");
+                        let o = self.expr(Ty::OptI64, 1);
+                        second = Some(m.clone());
+                        format!("let Some({m}) = {o}")
+                    } else if ty == Ty::I64 {
+                        format!("{name} > {}", self.lit_i64())
+                    } else {
+                        let c = self.expr(Ty::Bool, 1);
+                        format!("{name} && {c}")
+                    };
+                    self.scopes.pop();
+                    format!("{head} && {more}")
+                } else {
+                    head
+                }
             } else {
                 let e = self.expr(Ty::OptI64, 0);
                 binding = Some((name.clone(), Ty::I64));
@@ -1280,6 +1467,9 @@ impl<'f> Gen<'f> {
         self.open(&format!("{head}if {cond} {{"));
         if let Some((name, ty)) = &binding {
             self.declare(name, *ty, false);
+        }
+        if let Some(name) = &second {
+            self.declare(name, Ty::I64, false);
         }
         let then_used = self.arm(arm_budget, ty);
         let has_else = ty.is_some() || self.rng.chance(60);
@@ -1311,11 +1501,21 @@ impl<'f> Gen<'f> {
     /// `diverge`, a jump instead).
     fn arm(&mut self, budget: u32, ty: Option<Ty>) -> u32 {
         self.trace();
+        // With `ask_positions`, the arm's value may be an ask (the block's tail).
+        let tail_ask = ty.is_some() && budget > 0 && self.tail_ask_ok();
+        let budget = budget - u32::from(tail_ask);
         let used = if self.rng.chance(75) {
             self.stmts(budget, 3)
         } else {
             0
         };
+        if let Some(ty) = ty
+            && tail_ask
+            && let Some(e) = self.ask_expr(ty, false)
+        {
+            self.line(&e);
+            return used + 1;
+        }
         if let Some(ty) = ty {
             if self.f.on("diverge") && self.can_diverge() && self.rng.chance(15) {
                 let d = self.diverging_or_return();
@@ -1326,6 +1526,11 @@ impl<'f> Gen<'f> {
             }
         }
         used
+    }
+
+    /// Whether a value-producing construct's value is an ask this time (`ask_positions`).
+    fn tail_ask_ok(&mut self) -> bool {
+        self.f.on("ask_positions") && self.rng.chance(45)
     }
 
     fn match_stmt(&mut self, budget: u32, value: Option<(String, Ty)>) -> u32 {
@@ -1430,6 +1635,23 @@ impl<'f> Gen<'f> {
         self.indent += 1;
         let mut worst = 0;
         for (pattern, binding) in arms {
+            if let Some(ty) = ty
+                && arm_budget > 0
+                && self.tail_ask_ok()
+            {
+                // `Pat => ask!(..).., `: the arm's value is the ask, without a block.
+                self.scopes.push(Vec::new());
+                if let Some((name, ty)) = &binding {
+                    self.declare(name, *ty, false);
+                }
+                let e = self.ask_expr(ty, false);
+                self.scopes.pop();
+                if let Some(e) = e {
+                    self.line(&format!("{pattern} => {e},"));
+                    worst = worst.max(1);
+                    continue;
+                }
+            }
             self.open(&format!("{pattern} => {{"));
             if let Some((name, ty)) = binding {
                 self.declare(&name, ty, false);
@@ -1592,11 +1814,19 @@ impl<'f> Gen<'f> {
                 let name = self.name_for_pattern();
                 self.line(&format!("let mut {guard} = 0u32;"));
                 let body_budget = budget / iterations;
-                let (iterable, ty) = if self.f.on("awkward") && self.rng.chance(50) {
-                    (self.expr(Ty::Items, 0), Some(Ty::Items))
-                } else {
-                    (self.expr(Ty::VecI64, 0), None)
+                let items = self.f.on("awkward") && self.rng.chance(50);
+                let ty = if items { Ty::Items } else { Ty::VecI64 };
+                // With `moves`, often over a local of the current scope, moved into the loop.
+                let owned = match self.movable(Some(ty)) {
+                    vars if !vars.is_empty() && self.rng.chance(60) => {
+                        let var = self.rng.pick(&vars).clone();
+                        self.set_moved(&var.name, true);
+                        Some(var.name)
+                    }
+                    _ => None,
                 };
+                let iterable = owned.unwrap_or_else(|| self.expr(ty, 0));
+                let ty = items.then_some(Ty::Items);
                 let pattern = if ty.is_some() && self.rng.chance(50) {
                     let m = self.name_for_pattern();
                     let m = if m == name { format!("{m}2") } else { m };
@@ -1747,8 +1977,8 @@ pub fn emit_cases(cases: &[Case], seed: u64, features: &Features) -> String {
     }
     format!(
         "/// The seed the cases were generated from.\npub const SEED: u64 = {seed};\n/// The enabled grammar features.\npub const FEATURES: &str = {:?};\n\n\
-         #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]\npub mod plain {{\n    use mrtr::{{Answer, ToolError, elicit, recheck}};\n    use mrtr_differential::{{C, Inner, Item, Marker, N, Outer, check, t}};\n    macro_rules! ask {{\n        ($key:ident = $q:expr) => {{ mrtr_differential::plain_ask($q) }};\n        ($($key:ident = $q:expr),+) => {{ ($(mrtr_differential::plain_ask($q)),+) }};\n        ($q:expr) => {{ mrtr_differential::plain_ask($q) }};\n    }}\n\n{plain}}}\n\n\
-         #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]\npub mod tools {{\n    use mrtr::{{Answer, ToolError, elicit, recheck}};\n    use mrtr_differential::{{C, Inner, Item, Marker, N, Outer, check, t}};\n\n{tools}}}\n\n\
+         #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]\npub mod plain {{\n    use mrtr::{{Answer, ToolError, elicit, recheck}};\n    use mrtr_differential::{{C, Inner, Item, Marker, N, Outer, check, eat, t}};\n    macro_rules! ask {{\n        ($key:ident = $q:expr) => {{ mrtr_differential::plain_ask($q) }};\n        ($($key:ident = $q:expr),+) => {{ ($(mrtr_differential::plain_ask($q)),+) }};\n        ($q:expr) => {{ mrtr_differential::plain_ask($q) }};\n    }}\n\n{plain}}}\n\n\
+         #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]\npub mod tools {{\n    use mrtr::{{Answer, ToolError, elicit, recheck}};\n    use mrtr_differential::{{C, Inner, Item, Marker, N, Outer, check, eat, t}};\n\n{tools}}}\n\n\
          /// Every case.\npub static CASES: &[Case] = &[\n{table}];\n",
         features.list()
     )

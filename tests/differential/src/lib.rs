@@ -79,6 +79,12 @@ pub fn t(line: String) {
     TRACE.with(|trace| trace.borrow_mut().push(line));
 }
 
+/// Takes `value` by move and describes it: a call the generator's `moves` feature moves a
+/// local into.
+pub fn eat<T: std::fmt::Debug>(value: T) -> String {
+    format!("eat {value:?}")
+}
+
 /// Takes the trace collected so far, leaving it empty.
 pub fn take_trace() -> Vec<String> {
     TRACE.with(|trace| std::mem::take(&mut *trace.borrow_mut()))
