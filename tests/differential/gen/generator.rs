@@ -142,11 +142,20 @@ pub const FEATURES: &[(&str, bool, &str)] = &[
         "non-Copy locals read by move (let w = v;, eat(v), for over v), some assigned again",
     ),
     (
+        "moved_ask_assign",
+        false,
+        "v = ask!(..) into a moved-out-of v (with moves; fails to compile: FINDINGS.md 13)",
+    ),
+    (
         "ask_positions",
         false,
         "ask! as an arm's value, a block's tail, in return Ok(..), after += / -=, in a let chain",
     ),
 ];
+
+/// Features that generate a shape of an open finding (FINDINGS.md): `all` leaves them out,
+/// `+name` turns one on.
+pub const OPEN_FINDINGS: &[&str] = &["moved_ask_assign"];
 
 /// A `match` arm's pattern, and the binding it introduces with its type.
 type MatchArm = (String, Option<(String, Ty)>);
@@ -166,7 +175,14 @@ impl Features {
             .collect();
         for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             match part {
-                "all" => set = FEATURES.iter().map(|(n, _, _)| (*n).to_owned()).collect(),
+                // Every feature but those that reproduce an open finding: name them.
+                "all" => {
+                    set = FEATURES
+                        .iter()
+                        .map(|(n, _, _)| (*n).to_owned())
+                        .filter(|n| !OPEN_FINDINGS.contains(&n.as_str()))
+                        .collect();
+                }
                 "none" => set.clear(),
                 "default" => {}
                 _ => {
@@ -1037,8 +1053,7 @@ impl<'f> Gen<'f> {
         let roll = self.rng.below(100);
         let ask = budget > 0 && self.rng.chance(if self.depth <= 1 { 70 } else { 50 });
         if self.f.on("moves") && roll % 4 == 0 && !self.movable(None).is_empty() {
-            self.move_stmt();
-            return 0;
+            return self.move_stmt(budget, ask);
         }
         match roll {
             0..=14 => {
@@ -1238,11 +1253,26 @@ impl<'f> Gen<'f> {
     }
 
     /// A statement that moves a non-`Copy` local of the current scope (`moves`).
-    fn move_stmt(&mut self) {
+    /// When the moved local is `mut`, often some statements (which may ask) follow, and then
+    /// `v = ..` (the revival, which may ask too); returns the rounds used.
+    fn move_stmt(&mut self, budget: u32, ask: bool) -> u32 {
         let vars = self.movable(None);
         let var = self.rng.pick(&vars).clone();
         let v = var.name.clone();
         self.set_moved(&v, true);
+        self.move_out(&var);
+        if !var.mutable || !self.rng.chance(70) {
+            return 0;
+        }
+        let used = self.stmts(budget, 2);
+        if !self.revivable().iter().any(|other| other.name == v) {
+            return used;
+        }
+        used + self.revive(&var, budget - used, ask)
+    }
+
+    fn move_out(&mut self, var: &Var) {
+        let v = var.name.clone();
         match self.rng.below(4) {
             0 => self.line(&format!("t(eat({v}));")),
             1 if var.ty == Ty::Str => {
@@ -1272,29 +1302,48 @@ impl<'f> Gen<'f> {
         }
     }
 
+    /// `v = ..` after a move: `v` is readable again. Returns the rounds used.
+    fn revive(&mut self, var: &Var, budget: u32, ask: bool) -> u32 {
+        let mut used = 0;
+        let value = match var.ty {
+            // Off unless asked for by name: the machine fails to compile `v = ask!(..)` into
+            // a moved-out-of `v` (FINDINGS.md, finding 13).
+            Ty::AnsN | Ty::AnsC
+                if ask
+                    && budget > 0
+                    && self.f.on("ask_assign")
+                    && self.f.on("moved_ask_assign") =>
+            {
+                used = 1;
+                self.ask_expr(var.ty, false).expect("an answer ask")
+            }
+            ty => self.expr(ty, 0),
+        };
+        self.line(&format!("{} = {value};", var.name));
+        self.set_moved(&var.name, false);
+        used
+    }
+
     fn assign_stmt(&mut self, budget: u32, ask: bool) -> u32 {
         let revivable = self.revivable();
-        if !revivable.is_empty() && self.rng.chance(70) {
-            // `v = ..` after a move: `v` is readable again.
+        if !revivable.is_empty() && self.rng.chance(85) {
             let var = self.rng.pick(&revivable).clone();
-            let mut used = 0;
-            let value = match var.ty {
-                Ty::AnsN | Ty::AnsC if ask && budget > 0 && self.f.on("ask_assign") => {
-                    used = 1;
-                    self.ask_expr(var.ty, false).expect("an answer ask")
-                }
-                ty => self.expr(ty, 0),
-            };
-            self.line(&format!("{} = {value};", var.name));
-            self.set_moved(&var.name, false);
-            return used;
+            return self.revive(&var, budget, ask);
         }
         let mutables: Vec<Var> = self.visible().into_iter().filter(|v| v.mutable).collect();
         if mutables.is_empty() {
             self.trace();
             return 0;
         }
-        let var = self.rng.pick(&mutables).clone();
+        let mut var = self.rng.pick(&mutables).clone();
+        let counters: Vec<Var> = mutables
+            .iter()
+            .filter(|v| v.ty == Ty::I64)
+            .cloned()
+            .collect();
+        if ask && self.f.on("ask_positions") && !counters.is_empty() && self.rng.chance(50) {
+            var = self.rng.pick(&counters).clone();
+        }
         if ask
             && budget > 0
             && self.f.on("ask_assign")
@@ -1517,7 +1566,13 @@ impl<'f> Gen<'f> {
             return used + 1;
         }
         if let Some(ty) = ty {
-            if self.f.on("diverge") && self.can_diverge() && self.rng.chance(15) {
+            // A `&'static str` `let` has no annotation: were every arm to diverge, its type
+            // would be `!`, which the machine refuses to keep (FINDINGS.md, finding 14).
+            if self.f.on("diverge")
+                && self.can_diverge()
+                && ty != Ty::StaticStr
+                && self.rng.chance(15)
+            {
                 let d = self.diverging_or_return();
                 self.line(&d);
             } else {
