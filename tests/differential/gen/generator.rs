@@ -147,6 +147,11 @@ pub const FEATURES: &[(&str, bool, &str)] = &[
         "v = ask!(..) into a moved-out-of v (with moves; fails to compile: FINDINGS.md 13)",
     ),
     (
+        "moved_hiding_assign",
+        false,
+        "v = .. after an ask into a moved-out-of v that hides an outer v (FINDINGS.md 15)",
+    ),
+    (
         "ask_positions",
         false,
         "ask! as an arm's value, a block's tail, in return Ok(..), after += / -=, in a let chain",
@@ -155,7 +160,7 @@ pub const FEATURES: &[(&str, bool, &str)] = &[
 
 /// Features that generate a shape of an open finding (FINDINGS.md): `all` leaves them out,
 /// `+name` turns one on.
-pub const OPEN_FINDINGS: &[&str] = &["moved_ask_assign"];
+pub const OPEN_FINDINGS: &[&str] = &["moved_ask_assign", "moved_hiding_assign"];
 
 /// A `match` arm's pattern, and the binding it introduces with its type.
 type MatchArm = (String, Option<(String, Ty)>);
@@ -471,16 +476,21 @@ impl<'f> Gen<'f> {
 
     /// The moved-out-of mutable bindings of the current scope that no later binding of the
     /// scope hides: `v = ..` makes them readable again.
+    ///
+    /// One that hides a binding of an outer scope only with `moved_hiding_assign`: the
+    /// machine fails to compile that shape (FINDINGS.md, finding 15).
     fn revivable(&self) -> Vec<Var> {
-        let Some(scope) = self.scopes.last() else {
+        let Some((scope, outer)) = self.scopes.split_last() else {
             return Vec::new();
         };
+        let hiding_ok = self.f.on("moved_hiding_assign");
         let mut seen = BTreeSet::new();
         scope
             .iter()
             .rev()
             .filter(|var| seen.insert(var.name.clone()))
             .filter(|var| var.moved && var.mutable)
+            .filter(|var| hiding_ok || !outer.iter().flatten().any(|o| o.name == var.name))
             .cloned()
             .collect()
     }
