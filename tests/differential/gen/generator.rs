@@ -149,7 +149,7 @@ pub const FEATURES: &[(&str, bool, &str)] = &[
     (
         "moved_hiding_assign",
         false,
-        "v = .. after an ask into a moved-out-of v that hides an outer v (FINDINGS.md 15)",
+        "v = .. into a moved-out-of v that hides an outer v, or after a let-else (FINDINGS.md 15)",
     ),
     (
         "ask_positions",
@@ -353,6 +353,8 @@ struct Var {
     /// Moved out of (`moves`): not readable until assigned again; its name still hides outer
     /// bindings.
     moved: bool,
+    /// The number of `let .. else` written before the move (see `revivable`).
+    moved_at: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -376,6 +378,8 @@ pub struct Gen<'f> {
     id: u32,
     fresh: u32,
     depth: u32,
+    /// The number of `let .. else` statements written so far.
+    let_elses: u32,
     /// The number of `ask!`s in the body (rounds are bounded separately).
     pub asks: u32,
 }
@@ -396,6 +400,7 @@ impl<'f> Gen<'f> {
             id: 0,
             fresh: 0,
             depth: 0,
+            let_elses: 0,
             asks: 0,
         }
     }
@@ -455,6 +460,7 @@ impl<'f> Gen<'f> {
             ty,
             mutable,
             moved: false,
+            moved_at: 0,
         });
     }
 
@@ -477,8 +483,9 @@ impl<'f> Gen<'f> {
     /// The moved-out-of mutable bindings of the current scope that no later binding of the
     /// scope hides: `v = ..` makes them readable again.
     ///
-    /// One that hides a binding of an outer scope only with `moved_hiding_assign`: the
-    /// machine fails to compile that shape (FINDINGS.md, finding 15).
+    /// One that hides a binding of an outer scope, or with a `let .. else` written since its
+    /// move, only with `moved_hiding_assign`: the machine fails to compile those shapes
+    /// (FINDINGS.md, finding 15).
     fn revivable(&self) -> Vec<Var> {
         let Some((scope, outer)) = self.scopes.split_last() else {
             return Vec::new();
@@ -490,7 +497,11 @@ impl<'f> Gen<'f> {
             .rev()
             .filter(|var| seen.insert(var.name.clone()))
             .filter(|var| var.moved && var.mutable)
-            .filter(|var| hiding_ok || !outer.iter().flatten().any(|o| o.name == var.name))
+            .filter(|var| {
+                hiding_ok
+                    || (var.moved_at == self.let_elses
+                        && !outer.iter().flatten().any(|o| o.name == var.name))
+            })
             .cloned()
             .collect()
     }
@@ -501,6 +512,7 @@ impl<'f> Gen<'f> {
         let scope = self.scopes.last_mut().expect("a scope");
         if let Some(var) = scope.iter_mut().rev().find(|var| var.name == name) {
             var.moved = moved;
+            var.moved_at = self.let_elses;
         }
     }
 
@@ -1415,6 +1427,7 @@ impl<'f> Gen<'f> {
     }
 
     fn let_else(&mut self, budget: u32, ask: bool) -> u32 {
+        self.let_elses += 1;
         let name = self.name_for_binding();
         let (form, field, ty) = if self.rng.chance(50) {
             ("N", "n", Ty::I64)
@@ -1489,6 +1502,7 @@ impl<'f> Gen<'f> {
                         ty,
                         mutable: false,
                         moved: false,
+                        moved_at: 0,
                     }]);
                     let more = if self.rng.chance(40) {
                         let m = self.fresh_name("n");
