@@ -147,9 +147,9 @@ pub const FEATURES: &[(&str, bool, &str)] = &[
         "v = ask!(..) into a moved-out-of v (with moves; fails to compile: FINDINGS.md 13)",
     ),
     (
-        "moved_hiding_assign",
+        "moved_assign_after_ask",
         false,
-        "v = .. into a moved-out-of v that hides an outer v, or after a let-else (FINDINGS.md 15)",
+        "v = .. into a moved-out-of v with an ask since the move (FINDINGS.md 15)",
     ),
     (
         "ask_positions",
@@ -160,7 +160,7 @@ pub const FEATURES: &[(&str, bool, &str)] = &[
 
 /// Features that generate a shape of an open finding (FINDINGS.md): `all` leaves them out,
 /// `+name` turns one on.
-pub const OPEN_FINDINGS: &[&str] = &["moved_ask_assign", "moved_hiding_assign"];
+pub const OPEN_FINDINGS: &[&str] = &["moved_ask_assign", "moved_assign_after_ask"];
 
 /// A `match` arm's pattern, and the binding it introduces with its type.
 type MatchArm = (String, Option<(String, Ty)>);
@@ -353,7 +353,7 @@ struct Var {
     /// Moved out of (`moves`): not readable until assigned again; its name still hides outer
     /// bindings.
     moved: bool,
-    /// The number of `let .. else` written before the move (see `revivable`).
+    /// The number of asks written before the move (see `revivable`).
     moved_at: u32,
 }
 
@@ -378,8 +378,6 @@ pub struct Gen<'f> {
     id: u32,
     fresh: u32,
     depth: u32,
-    /// The number of `let .. else` statements written so far.
-    let_elses: u32,
     /// The number of `ask!`s in the body (rounds are bounded separately).
     pub asks: u32,
 }
@@ -400,7 +398,6 @@ impl<'f> Gen<'f> {
             id: 0,
             fresh: 0,
             depth: 0,
-            let_elses: 0,
             asks: 0,
         }
     }
@@ -483,25 +480,21 @@ impl<'f> Gen<'f> {
     /// The moved-out-of mutable bindings of the current scope that no later binding of the
     /// scope hides: `v = ..` makes them readable again.
     ///
-    /// One that hides a binding of an outer scope, or with a `let .. else` written since its
-    /// move, only with `moved_hiding_assign`: the machine fails to compile those shapes
-    /// (FINDINGS.md, finding 15).
+    /// One with an ask written since its move only with `moved_assign_after_ask`: the machine
+    /// fails to compile that shape when the ask is in a `let .. else` or an inner block, or
+    /// when the local hides an outer binding (FINDINGS.md, finding 15).
     fn revivable(&self) -> Vec<Var> {
-        let Some((scope, outer)) = self.scopes.split_last() else {
+        let Some(scope) = self.scopes.last() else {
             return Vec::new();
         };
-        let hiding_ok = self.f.on("moved_hiding_assign");
+        let after_ask_ok = self.f.on("moved_assign_after_ask");
         let mut seen = BTreeSet::new();
         scope
             .iter()
             .rev()
             .filter(|var| seen.insert(var.name.clone()))
             .filter(|var| var.moved && var.mutable)
-            .filter(|var| {
-                hiding_ok
-                    || (var.moved_at == self.let_elses
-                        && !outer.iter().flatten().any(|o| o.name == var.name))
-            })
+            .filter(|var| after_ask_ok || var.moved_at == self.asks)
             .cloned()
             .collect()
     }
@@ -512,7 +505,7 @@ impl<'f> Gen<'f> {
         let scope = self.scopes.last_mut().expect("a scope");
         if let Some(var) = scope.iter_mut().rev().find(|var| var.name == name) {
             var.moved = moved;
-            var.moved_at = self.let_elses;
+            var.moved_at = self.asks;
         }
     }
 
@@ -1427,7 +1420,6 @@ impl<'f> Gen<'f> {
     }
 
     fn let_else(&mut self, budget: u32, ask: bool) -> u32 {
-        self.let_elses += 1;
         let name = self.name_for_binding();
         let (form, field, ty) = if self.rng.chance(50) {
             ("N", "n", Ty::I64)
