@@ -362,9 +362,9 @@ async fn a_flow_transcript_can_be_snapshotted() {
 fn the_examples_flows_are_pinned() {
     use mrtr::machine::Machine;
     let flows = [
-        ("get_weather", weather::get_weather.flow()),
-        ("book_flight", flight_booking::book_flight.flow()),
-        ("deploy", deploy_wizard::deploy.flow()),
+        ("get_weather", weather::get_weather.flowchart()),
+        ("book_flight", flight_booking::book_flight.flowchart()),
+        ("deploy", deploy_wizard::deploy.flowchart()),
     ];
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/flows");
     for (name, flow) in flows {

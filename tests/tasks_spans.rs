@@ -67,7 +67,9 @@ async fn every_task_step_has_a_span_with_its_outcome() {
 
 #[test]
 fn the_flow_shows_the_hand_off() {
-    let flow = apply.flow().expect("a generated machine draws its flow");
+    let flow = apply
+        .flowchart()
+        .expect("a generated machine draws its flow");
     assert!(flow.contains("hand-off: a task from here"), "{flow}");
     assert!(flow.contains("ask go: form"), "{flow}");
 }

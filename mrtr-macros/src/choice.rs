@@ -136,7 +136,7 @@ fn expand(ident: &Ident, krate: &Path, variants: Option<&[Variant<'_>]>) -> Toke
                 <Self as #private::Choice>::single_select_schema()
             }
 
-            fn decode(__value: ::core::option::Option<&#private::Value>) -> ::core::result::Result<Self, ::std::string::String> {
+            fn decode(__value: ::core::option::Option<&#private::Value>) -> ::core::result::Result<Self, #private::AnswerError> {
                 <Self as #private::Choice>::decode_choice(__value)
             }
 

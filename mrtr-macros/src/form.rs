@@ -731,7 +731,7 @@ fn expand(input: &DeriveInput, krate: &Path, fields: Option<&[Field<'_>]>) -> To
             const #name: (
                 fn() -> #private::Map<::std::string::String, #private::Value>,
                 bool,
-                fn(::core::option::Option<&#private::Value>) -> ::core::result::Result<#ty, ::std::string::String>,
+                fn(::core::option::Option<&#private::Value>) -> ::core::result::Result<#ty, #private::AnswerError>,
                 fn(&#ty) -> ::core::option::Option<#private::Value>,
             ) = (
                 #field_trait::property_schema,

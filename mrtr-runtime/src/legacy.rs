@@ -268,7 +268,7 @@ impl Server {
                 .await?;
             return Ok(legacy_shape(result));
         }
-        Flow {
+        SessionCall {
             server: self,
             method,
             principal,
@@ -283,7 +283,7 @@ impl Server {
 }
 
 /// One call's loop over its rounds.
-struct Flow<'a> {
+struct SessionCall<'a> {
     server: &'a Server,
     method: &'a str,
     principal: Option<&'a str>,
@@ -297,10 +297,10 @@ struct Flow<'a> {
 }
 
 /// One question on its way to the client.
-type Asking<'a> = Pin<Box<dyn Future<Output = Outcome> + Send + 'a>>;
+type Asking<'a> = Pin<Box<dyn Future<Output = Asked> + Send + 'a>>;
 
 /// What became of one question of a round.
-enum Outcome {
+enum Asked {
     Answered(Value),
     /// Left out of `inputResponses`.
     Omitted,
@@ -308,7 +308,7 @@ enum Outcome {
     Fatal(String),
 }
 
-impl Flow<'_> {
+impl SessionCall<'_> {
     async fn run(mut self, base: Map<String, Value>) -> Result<Value, RpcError> {
         let mut responses: Option<Map<String, Value>> = None;
         let mut state: Option<String> = None;
@@ -365,11 +365,11 @@ impl Flow<'_> {
             let mut answers = Map::new();
             for (key, outcome) in self.ask(questions).await {
                 match outcome {
-                    Outcome::Answered(answer) => {
+                    Asked::Answered(answer) => {
                         answers.insert(key, answer);
                     }
-                    Outcome::Omitted => {}
-                    Outcome::Fatal(message) => return self.end(message).await,
+                    Asked::Omitted => {}
+                    Asked::Fatal(message) => return self.end(message).await,
                 }
             }
             responses = Some(answers);
@@ -379,19 +379,19 @@ impl Flow<'_> {
 
     /// Sends a round's questions to the client at once and collects what became of each; the
     /// first one that ends the call stops the others.
-    async fn ask(&mut self, questions: Map<String, Value>) -> Vec<(String, Outcome)> {
+    async fn ask(&mut self, questions: Map<String, Value>) -> Vec<(String, Asked)> {
         let mut pending: Vec<(String, Asking<'_>)> = Vec::new();
         let mut url_ids = Vec::new();
         for (key, question) in questions {
             let request: InputRequest = match serde_json::from_value(question) {
                 Ok(request) => request,
                 Err(error) => {
-                    let outcome = Outcome::Fatal(format!("`{key}` is not a request: {error}"));
+                    let outcome = Asked::Fatal(format!("`{key}` is not a request: {error}"));
                     return vec![(key, outcome)];
                 }
             };
             if self.failed.contains(&key) {
-                pending.push((key, Box::pin(std::future::ready(Outcome::Omitted))));
+                pending.push((key, Box::pin(std::future::ready(Asked::Omitted))));
                 continue;
             }
             let kind = request.kind();
@@ -413,9 +413,9 @@ impl Flow<'_> {
                 let method = outgoing.method.clone();
                 let key = outgoing.key.clone();
                 match session.request(outgoing, timeout).await {
-                    Ok(answer) => Outcome::Answered(answer),
-                    Err(ClientFailure::Error { .. }) if !is_elicitation(kind) => Outcome::Omitted,
-                    Err(failure) => Outcome::Fatal(format!(
+                    Ok(answer) => Asked::Answered(answer),
+                    Err(ClientFailure::Error { .. }) if !is_elicitation(kind) => Asked::Omitted,
+                    Err(failure) => Asked::Fatal(format!(
                         "the request `{method}` for `{key}` failed: {failure}"
                     )),
                 }
@@ -425,10 +425,10 @@ impl Flow<'_> {
         let outcomes = join_until_fatal(pending).await;
         for (key, outcome) in &outcomes {
             match outcome {
-                Outcome::Omitted => {
+                Asked::Omitted => {
                     self.failed.insert(key.clone());
                 }
-                Outcome::Answered(answer) if answer.get("action") == Some(&json!("accept")) => {
+                Asked::Answered(answer) if answer.get("action") == Some(&json!("accept")) => {
                     if let Some((_, id)) = url_ids.iter().find(|(url_key, _)| url_key == key) {
                         self.open_urls.push(id.clone());
                     }
@@ -466,15 +466,15 @@ fn is_elicitation(kind: InputKind) -> bool {
 
 /// Polls every future until all are done, or one ends the call (the rest are dropped, which
 /// cancels them).
-async fn join_until_fatal<'f>(mut pending: Vec<(String, Asking<'f>)>) -> Vec<(String, Outcome)> {
-    let mut done: Vec<(String, Outcome)> = Vec::new();
+async fn join_until_fatal<'f>(mut pending: Vec<(String, Asking<'f>)>) -> Vec<(String, Asked)> {
+    let mut done: Vec<(String, Asked)> = Vec::new();
     poll_fn(|context| {
         let mut index = 0;
         while index < pending.len() {
             match pending[index].1.as_mut().poll(context) {
                 Poll::Ready(outcome) => {
                     let (key, _) = pending.swap_remove(index);
-                    let fatal = matches!(outcome, Outcome::Fatal(_));
+                    let fatal = matches!(outcome, Asked::Fatal(_));
                     done.push((key, outcome));
                     if fatal {
                         pending.clear();

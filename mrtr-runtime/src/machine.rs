@@ -44,7 +44,7 @@ pub trait Machine: Send + Sync + 'static {
     /// end, and which can follow which. `#[mrtr::tool]`, `#[mrtr::prompt]` and
     /// `#[mrtr::resource]` provide it (and draw it in the function's rustdoc); `None` for a
     /// hand-written machine.
-    fn flow(&self) -> Option<&'static str> {
+    fn flowchart(&self) -> Option<&'static str> {
         None
     }
 
@@ -481,8 +481,8 @@ where
         Box::pin(async move { machine.step(step).await })
     }
 
-    fn flow(&self) -> Option<&'static str> {
-        self().flow()
+    fn flowchart(&self) -> Option<&'static str> {
+        self().flowchart()
     }
 
     fn known_forms(&self) -> Vec<Value> {

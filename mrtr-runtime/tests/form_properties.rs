@@ -3,7 +3,7 @@
 //! being asked again). Schemas carry the widest and some narrowed bounds.
 
 use mrtr_runtime::form::{FormField, validate_content};
-use mrtr_runtime::{Choice, ChoiceOption};
+use mrtr_runtime::{AnswerError, Choice, ChoiceOption};
 use proptest::prelude::*;
 use serde_json::{Map, Number, Value, json};
 
@@ -45,7 +45,7 @@ impl FormField for Size {
     fn property_schema() -> Map<String, Value> {
         Self::single_select_schema()
     }
-    fn decode(value: Option<&Value>) -> Result<Self, String> {
+    fn decode(value: Option<&Value>) -> Result<Self, AnswerError> {
         Self::decode_choice(value)
     }
     fn encode(&self) -> Option<Value> {

@@ -269,7 +269,7 @@ pub(super) fn expand_machine(
 
             #known_forms
 
-            fn flow(&self) -> ::core::option::Option<&'static str> {
+            fn flowchart(&self) -> ::core::option::Option<&'static str> {
                 ::core::option::Option::Some(#flow)
             }
 

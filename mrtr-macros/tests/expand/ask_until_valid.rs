@@ -48,7 +48,7 @@ impl ::mrtr::__private::Machine for __mrtr_pick_even::pick_even {
     fn known_forms(&self) -> ::std::vec::Vec<::mrtr::__private::Value> {
         ::std::vec![< Number as ::mrtr::__private::Form > ::requested_schema()]
     }
-    fn flow(&self) -> ::core::option::Option<&'static str> {
+    fn flowchart(&self) -> ::core::option::Option<&'static str> {
         ::core::option::Option::Some(
             "flowchart TD\n    start([\"pick_even\"])\n    ask0[/\"ask number: form\"/]\n    done([\"done\"])\n    start --> ask0\n    ask0 --> ask0\n    ask0 --> done\n",
         )

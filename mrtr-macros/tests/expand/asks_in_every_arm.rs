@@ -76,7 +76,7 @@ impl ::mrtr::__private::Machine for __mrtr_route::route {
     fn known_forms(&self) -> ::std::vec::Vec<::mrtr::__private::Value> {
         ::std::vec![< Pick as ::mrtr::__private::Form > ::requested_schema()]
     }
-    fn flow(&self) -> ::core::option::Option<&'static str> {
+    fn flowchart(&self) -> ::core::option::Option<&'static str> {
         ::core::option::Option::Some(
             "flowchart TD\n    start([\"route\"])\n    ask0[/\"ask pick: form\"/]\n    ask1[/\"ask pick: form\"/]\n    ask2[/\"ask pick: form\"/]\n    ask3[/\"ask pick: form\"/]\n    done([\"done\"])\n    start --> ask0\n    start --> ask1\n    start --> ask2\n    start --> ask3\n    start --> done\n    ask0 --> ask2\n    ask0 --> ask3\n    ask0 --> done\n    ask1 --> ask2\n    ask1 --> ask3\n    ask1 --> done\n    ask2 --> done\n    ask3 --> done\n",
         )

@@ -52,7 +52,7 @@ impl ::mrtr::__private::Machine for __mrtr_order::order {
             ::mrtr::__private::Form > ::requested_schema()
         ]
     }
-    fn flow(&self) -> ::core::option::Option<&'static str> {
+    fn flowchart(&self) -> ::core::option::Option<&'static str> {
         ::core::option::Option::Some(
             "flowchart TD\n    start([\"order\"])\n    ask0[/\"ask size: form, extra: form\"/]\n    done([\"done\"])\n    start --> ask0\n    start --> done\n    ask0 --> ask0\n    ask0 --> done\n",
         )

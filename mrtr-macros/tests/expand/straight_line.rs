@@ -53,7 +53,7 @@ impl ::mrtr::__private::Machine for __mrtr_get_weather::get_weather {
     fn known_forms(&self) -> ::std::vec::Vec<::mrtr::__private::Value> {
         ::std::vec![< Login as ::mrtr::__private::Form > ::requested_schema()]
     }
-    fn flow(&self) -> ::core::option::Option<&'static str> {
+    fn flowchart(&self) -> ::core::option::Option<&'static str> {
         ::core::option::Option::Some(
             "flowchart TD\n    start([\"get_weather\"])\n    ask0[/\"ask github_login: form\"/]\n    done([\"done\"])\n    start --> ask0\n    ask0 --> done\n",
         )

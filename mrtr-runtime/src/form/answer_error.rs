@@ -27,8 +27,8 @@ impl fmt::Display for AnswerError {
 
 impl std::error::Error for AnswerError {}
 
-/// A reason, as [`FormField::decode`](super::FormField::decode) gives it, so that `?` works in a
-/// hand-written [`Form::from_content`](super::Form::from_content).
+/// A reason given as text, so that `?` on a `String` error works in a hand-written
+/// [`Form::from_content`](super::Form::from_content).
 impl From<String> for AnswerError {
     fn from(reason: String) -> Self {
         Self(reason)

@@ -3,6 +3,7 @@
 use serde_json::{Map, Number, Value, json};
 
 use super::__derive::Sealed;
+use super::AnswerError;
 
 /// A type that can be one field of a [`Form`](super::Form).
 ///
@@ -26,7 +27,7 @@ pub trait FormField: Sized + super::__derive::Sealed {
     fn property_schema() -> Map<String, Value>;
 
     /// Decodes the field from validated content (`None`: the field was absent).
-    fn decode(value: Option<&Value>) -> Result<Self, String>;
+    fn decode(value: Option<&Value>) -> Result<Self, AnswerError>;
 
     /// Encodes the field as form content, the inverse of [`FormField::decode`] (`None`: leave
     /// the field out). Used to keep a form answer across a later `ask!`.
@@ -40,8 +41,8 @@ fn schema(value: Value) -> Map<String, Value> {
     }
 }
 
-fn missing() -> String {
-    "required field is missing".to_owned()
+fn missing() -> AnswerError {
+    AnswerError::new("required field is missing")
 }
 
 impl FormField for String {
@@ -49,10 +50,10 @@ impl FormField for String {
         schema(json!({"type": "string"}))
     }
 
-    fn decode(value: Option<&Value>) -> Result<Self, String> {
+    fn decode(value: Option<&Value>) -> Result<Self, AnswerError> {
         match value {
             Some(Value::String(text)) => Ok(text.clone()),
-            Some(other) => Err(format!("expected a string, got {other}")),
+            Some(other) => Err(AnswerError::new(format!("expected a string, got {other}"))),
             None => Err(missing()),
         }
     }
@@ -70,10 +71,10 @@ impl FormField for bool {
         schema(json!({"type": "boolean"}))
     }
 
-    fn decode(value: Option<&Value>) -> Result<Self, String> {
+    fn decode(value: Option<&Value>) -> Result<Self, AnswerError> {
         match value {
             Some(Value::Bool(flag)) => Ok(*flag),
-            Some(other) => Err(format!("expected a boolean, got {other}")),
+            Some(other) => Err(AnswerError::new(format!("expected a boolean, got {other}"))),
             None => Err(missing()),
         }
     }
@@ -99,12 +100,13 @@ pub(crate) fn exact_integer(number: &Number) -> Option<i128> {
     }
 }
 
-fn integer(value: Option<&Value>) -> Result<i128, String> {
+fn integer(value: Option<&Value>) -> Result<i128, AnswerError> {
     match value {
-        Some(Value::Number(number)) => {
-            exact_integer(number).ok_or_else(|| format!("expected an integer, got {number}"))
-        }
-        Some(other) => Err(format!("expected an integer, got {other}")),
+        Some(Value::Number(number)) => exact_integer(number)
+            .ok_or_else(|| AnswerError::new(format!("expected an integer, got {number}"))),
+        Some(other) => Err(AnswerError::new(format!(
+            "expected an integer, got {other}"
+        ))),
         None => Err(missing()),
     }
 }
@@ -130,10 +132,10 @@ macro_rules! integer_field {
                 schema
             }
 
-            fn decode(value: Option<&Value>) -> Result<Self, String> {
+            fn decode(value: Option<&Value>) -> Result<Self, AnswerError> {
                 let integer = integer(value)?;
                 <$ty>::try_from(integer)
-                    .map_err(|_| format!("{integer} is out of range for {}", stringify!($ty)))
+                    .map_err(|_| AnswerError::new(format!("{integer} is out of range for {}", stringify!($ty))))
             }
 
             fn encode(&self) -> Option<Value> {
@@ -154,18 +156,18 @@ macro_rules! float_field {
                 schema(json!({"type": "number"}))
             }
 
-            fn decode(value: Option<&Value>) -> Result<Self, String> {
+            fn decode(value: Option<&Value>) -> Result<Self, AnswerError> {
                 match value {
                     Some(Value::Number(number)) => number
                         .as_f64()
                         .map(|float| float as $ty)
-                        .ok_or_else(|| format!("expected a number, got {number}")),
+                        .ok_or_else(|| AnswerError::new(format!("expected a number, got {number}"))),
                     // Only a kept value reads these: a client's answer is validated as a
                     // number first.
                     Some(Value::String(marker)) => non_finite(marker)
                         .map(|float| float as $ty)
-                        .ok_or_else(|| format!("expected a number, got {marker:?}")),
-                    Some(other) => Err(format!("expected a number, got {other}")),
+                        .ok_or_else(|| AnswerError::new(format!("expected a number, got {marker:?}"))),
+                    Some(other) => Err(AnswerError::new(format!("expected a number, got {other}"))),
                     None => Err(missing()),
                 }
             }
@@ -216,7 +218,7 @@ impl<T: FormField> FormField for Option<T> {
         T::property_schema()
     }
 
-    fn decode(value: Option<&Value>) -> Result<Self, String> {
+    fn decode(value: Option<&Value>) -> Result<Self, AnswerError> {
         match value {
             None | Some(Value::Null) => Ok(None),
             present => T::decode(present).map(Some),
@@ -275,12 +277,13 @@ pub trait Choice: Sized + 'static {
     }
 
     /// Decodes one selected value.
-    fn decode_choice(value: Option<&Value>) -> Result<Self, String> {
+    fn decode_choice(value: Option<&Value>) -> Result<Self, AnswerError> {
         match value {
-            Some(Value::String(text)) => {
-                Self::from_value(text).ok_or_else(|| format!("{text:?} is not one of the options"))
-            }
-            Some(other) => Err(format!("expected one of the options, got {other}")),
+            Some(Value::String(text)) => Self::from_value(text)
+                .ok_or_else(|| AnswerError::new(format!("{text:?} is not one of the options"))),
+            Some(other) => Err(AnswerError::new(format!(
+                "expected one of the options, got {other}"
+            ))),
             None => Err(missing()),
         }
     }
@@ -305,13 +308,15 @@ impl<T: Choice> FormField for Vec<T> {
         schema
     }
 
-    fn decode(value: Option<&Value>) -> Result<Self, String> {
+    fn decode(value: Option<&Value>) -> Result<Self, AnswerError> {
         match value {
             Some(Value::Array(items)) => items
                 .iter()
                 .map(|item| T::decode_choice(Some(item)))
                 .collect(),
-            Some(other) => Err(format!("expected a list of options, got {other}")),
+            Some(other) => Err(AnswerError::new(format!(
+                "expected a list of options, got {other}"
+            ))),
             None => Err(missing()),
         }
     }

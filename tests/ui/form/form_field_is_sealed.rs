@@ -1,5 +1,6 @@
 #![allow(dead_code)]
 
+use mrtr::AnswerError;
 use mrtr::form::FormField;
 use serde_json::{Map, Value, json};
 
@@ -10,7 +11,7 @@ impl FormField for Address {
     fn property_schema() -> Map<String, Value> {
         json!({"type": "object"}).as_object().unwrap().clone()
     }
-    fn decode(_: Option<&Value>) -> Result<Self, String> {
+    fn decode(_: Option<&Value>) -> Result<Self, AnswerError> {
         Ok(Address)
     }
     fn encode(&self) -> Option<Value> {
