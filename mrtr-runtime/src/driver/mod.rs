@@ -14,10 +14,10 @@ use std::task::Poll;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::answer::FromAnswer;
-use crate::ask::Ask;
+use crate::author::answer::FromAnswer;
+use crate::author::ask::Ask;
+use crate::author::results::{PromptOutput, ResourceOutput, ToolOutput};
 use crate::machine::{Answers, Outcome, StepError, Suspension};
-use crate::results::{PromptOutput, ResourceOutput, ToolOutput};
 
 mod loops;
 mod slots;
