@@ -15,6 +15,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod answer;
 mod author;
 mod bytes;
 mod capabilities;
@@ -38,7 +39,7 @@ pub mod testing;
 pub mod token;
 mod uri_template;
 
-pub use author::answer::{Answer, FromAnswer, NotAccepted, Reply, Root, SampledMessage};
+pub use answer::{Answer, FromAnswer, NotAccepted, Reply, Root, SampledMessage};
 pub use author::ask::{Ask, SamplingRequest, elicit, recheck, roots, sample};
 pub use author::completion::{
     Complete, Completion, CompletionRequest, CompletionTarget, MAX_COMPLETION_VALUES,
@@ -81,7 +82,7 @@ macro_rules! ask {
 /// What generated code names. Not part of the public API: no stability guarantees.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::author::ask;
+    pub use crate::ask;
     pub use crate::author::context::{BoxFuture, Context};
     pub use crate::capabilities::InputKind;
     pub use crate::driver::{

@@ -4,7 +4,7 @@ use std::marker::PhantomData;
 
 use serde_json::{Map, Value, json};
 
-use crate::author::answer::{Answer, Reply, Root, SampledMessage};
+use crate::answer::{Answer, Reply, Root, SampledMessage};
 use crate::form::Form;
 use crate::machine::input::{
     ELICITATION_CREATE, InputRequest, ROOTS_LIST, SAMPLING_CREATE_MESSAGE,

@@ -46,7 +46,7 @@ impl<E: std::error::Error> From<E> for ToolError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::author::answer::{Answer, NotAccepted};
+    use crate::answer::{Answer, NotAccepted};
 
     #[test]
     fn a_declined_answer_becomes_a_tool_error_with_question_mark() {

@@ -14,7 +14,7 @@ use std::task::Poll;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::author::answer::FromAnswer;
+use crate::answer::FromAnswer;
 use crate::author::ask::Ask;
 use crate::author::results::{PromptOutput, ResourceOutput, ToolOutput};
 use crate::machine::{Answers, Outcome, StepError, Suspension};

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::author::answer::FromAnswer;
+use crate::answer::FromAnswer;
 use crate::author::ask::Ask;
 use crate::author::context::{BoxFuture, Context};
 use crate::capabilities::InputKind;
