@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use crate::author::context::{Access, AppState, Authorize, Context, Denied};
 use crate::capabilities::{ClientCapabilities, InputKind, required_capabilities};
-use crate::context::{Access, AppState, Authorize, Context, Denied};
-use crate::input::InputRequest;
+use crate::machine::input::InputRequest;
 use crate::machine::{Answers, Machine, Outcome, Step, StepError};
 use crate::protocol::RpcError;
 use crate::server::{RoundMethod, RoundRequest};

@@ -21,14 +21,14 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
+use crate::author::context::BoxFuture;
+use crate::author::results::{CallToolResult, ToolOutput};
 use crate::capabilities::{ClientCapabilities, InputKind};
-use crate::context::BoxFuture;
-use crate::input::InputRequest;
+use crate::machine::input::InputRequest;
 use crate::protocol::{
     META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, META_SERVER_INFO, PROTOCOL_VERSION, RpcError,
     codes,
 };
-use crate::results::{CallToolResult, ToolOutput};
 use crate::server::Server;
 
 /// How long the client may take to answer one request (the user is filling in a form):

@@ -16,23 +16,17 @@
 #![warn(missing_docs)]
 
 mod answer;
-mod ask;
+mod author;
 mod bytes;
 mod capabilities;
-mod completion;
-pub mod content;
-mod context;
 mod driver;
 mod engine;
-mod error;
 pub mod form;
-mod input;
 mod kept;
 pub mod legacy;
 pub mod machine;
 mod param_headers;
 pub mod protocol;
-mod results;
 #[cfg(feature = "rmcp")]
 pub mod rmcp;
 mod server;
@@ -46,21 +40,22 @@ pub mod token;
 mod uri_template;
 
 pub use answer::{Answer, FromAnswer, NotAccepted, Reply, Root, SampledMessage};
-pub use ask::{Ask, SamplingRequest, elicit, recheck, roots, sample};
-pub use capabilities::{ClientCapabilities, InputKind};
-pub use completion::{
+pub use author::ask::{Ask, SamplingRequest, elicit, recheck, roots, sample};
+pub use author::completion::{
     Complete, Completion, CompletionRequest, CompletionTarget, MAX_COMPLETION_VALUES,
 };
-pub use context::{Access, AppState, Authorize, BoxFuture, Context, Denied};
-pub use error::ToolError;
+pub use author::content;
+pub use author::context::{Access, AppState, Authorize, BoxFuture, Context, Denied};
+pub use author::error::ToolError;
+pub use author::results::{
+    CallToolResult, Json, PromptMessage, PromptOutput, ResourceContents, ResourceOutput, ToolOutput,
+};
+pub use capabilities::{ClientCapabilities, InputKind};
 pub use form::{AnswerError, Choice, ChoiceOption, Form, FormField, FormSchema};
 pub use legacy::LegacyOptions;
 pub use machine::{CacheHint, CacheScope};
 pub use mrtr_uri_template::{TemplateError, TemplateErrorKind};
 pub use protocol::RpcError;
-pub use results::{
-    CallToolResult, Json, PromptMessage, PromptOutput, ResourceContents, ResourceOutput, ToolOutput,
-};
 pub use server::{
     BuildError, DEFAULT_MAX_ROUNDS, MAX_LISTENED_TASKS, Server, ServerBuilder, ServerInfo,
     TaskListener,
@@ -88,8 +83,8 @@ macro_rules! ask {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::ask;
+    pub use crate::author::context::{BoxFuture, Context};
     pub use crate::capabilities::InputKind;
-    pub use crate::context::{BoxFuture, Context};
     pub use crate::driver::{
         BreakInsideAnotherMacroCannotLeaveALoopThatAsks, Channel,
         ContinueInsideAnotherMacroCannotReachALoopThatAsks, Ended, IntoLoopState, Kept, LoopCursor,

@@ -10,7 +10,7 @@ use std::collections::hash_map::RandomState;
 use std::hash::BuildHasher;
 use std::sync::Mutex;
 
-use crate::context::BoxFuture;
+use crate::author::context::BoxFuture;
 use crate::token::TokenId;
 
 /// A single-use store that could not answer (unreachable, full). The round fails closed: the

@@ -15,9 +15,9 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::answer::FromAnswer;
-use crate::ask::Ask;
+use crate::author::ask::Ask;
+use crate::author::results::{PromptOutput, ResourceOutput, ToolOutput};
 use crate::machine::{Answers, Outcome, StepError, Suspension};
-use crate::results::{PromptOutput, ResourceOutput, ToolOutput};
 
 mod loops;
 mod slots;

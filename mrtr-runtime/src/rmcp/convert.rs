@@ -11,7 +11,7 @@ use rmcp::model::{
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::input::{ELICITATION_CREATE, InputRequest};
+use crate::machine::input::{ELICITATION_CREATE, InputRequest};
 use crate::protocol::META_SERVER_INFO;
 
 /// `_meta` with the server's info, which every result carries.
@@ -212,7 +212,7 @@ fn untitled_choice(schema: &Value) -> Option<(String, Vec<String>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ask::elicit;
+    use crate::author::ask::elicit;
 
     #[test]
     fn a_choice_built_directly_is_what_deserializing_it_gives() {

@@ -33,7 +33,7 @@ impl McpServer {
         params: impl Serialize,
         context: &RequestContext<RoleServer>,
     ) -> Result<R, ErrorData> {
-        // A 2025-era session: the machine runs here and asks the client (legacy.rs).
+        // A 2025-era session: the machine runs here and asks the client (session_clients.rs).
         if let Some(session) = self.legacy_session(context) {
             return self.forward_legacy(method, params, context, session).await;
         }

@@ -6,8 +6,8 @@
 use rmcp::ErrorData;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, GetPromptRequestParams, GetPromptResponse,
-    InputRequiredResult, InputResponses, ReadResourceRequestParams, ReadResourceResponse,
-    RequestMetaObject, ServerResult,
+    InputResponses, JsonObject, ReadResourceRequestParams, ReadResourceResponse, RequestMetaObject,
+    ServerResult,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -69,102 +69,53 @@ fn answers(responses: InputResponses) -> Map<String, Value> {
     responses.into_iter().collect()
 }
 
-impl RoundParams for CallToolRequestParams {
-    type Response = CallToolResponse;
-    const METHOD: RoundMethod = RoundMethod::CallTool;
+/// The three params types differ only in their method, the field that names the target, and
+/// whether they carry arguments.
+macro_rules! round_params {
+    ($params:ty => $response:ty, $method:ident, target: $target:ident, arguments: $arguments:expr) => {
+        impl RoundParams for $params {
+            type Response = $response;
+            const METHOD: RoundMethod = RoundMethod::$method;
 
-    fn meta(&self) -> Option<&RequestMetaObject> {
-        self.meta.as_ref()
-    }
+            fn meta(&self) -> Option<&RequestMetaObject> {
+                self.meta.as_ref()
+            }
 
-    fn take_meta(&mut self) -> Option<RequestMetaObject> {
-        self.meta.take()
-    }
+            fn take_meta(&mut self) -> Option<RequestMetaObject> {
+                self.meta.take()
+            }
 
-    fn request<'a>(
-        &'a mut self,
-        capabilities: ClientCapabilities,
-        principal: Option<&'a str>,
-        trace: RequestTrace<'a>,
-    ) -> RoundRequest<'a> {
-        RoundRequest {
-            method: Self::METHOD,
-            target: &self.name,
-            arguments: self.arguments.take(),
-            input_responses: self.input_responses.take().map(answers),
-            request_state: self.request_state.as_deref(),
-            capabilities,
-            principal,
-            on_session: false,
-            trace,
+            fn request<'a>(
+                &'a mut self,
+                capabilities: ClientCapabilities,
+                principal: Option<&'a str>,
+                trace: RequestTrace<'a>,
+            ) -> RoundRequest<'a> {
+                let take_arguments: fn(&mut Self) -> Option<JsonObject> = $arguments;
+                let arguments = take_arguments(self);
+                RoundRequest {
+                    method: Self::METHOD,
+                    target: &self.$target,
+                    arguments,
+                    input_responses: self.input_responses.take().map(answers),
+                    request_state: self.request_state.as_deref(),
+                    capabilities,
+                    principal,
+                    on_session: false,
+                    trace,
+                }
+            }
         }
-    }
+    };
 }
 
-impl RoundParams for GetPromptRequestParams {
-    type Response = GetPromptResponse;
-    const METHOD: RoundMethod = RoundMethod::GetPrompt;
-
-    fn meta(&self) -> Option<&RequestMetaObject> {
-        self.meta.as_ref()
-    }
-
-    fn take_meta(&mut self) -> Option<RequestMetaObject> {
-        self.meta.take()
-    }
-
-    fn request<'a>(
-        &'a mut self,
-        capabilities: ClientCapabilities,
-        principal: Option<&'a str>,
-        trace: RequestTrace<'a>,
-    ) -> RoundRequest<'a> {
-        RoundRequest {
-            method: Self::METHOD,
-            target: &self.name,
-            arguments: self.arguments.take(),
-            input_responses: self.input_responses.take().map(answers),
-            request_state: self.request_state.as_deref(),
-            capabilities,
-            principal,
-            on_session: false,
-            trace,
-        }
-    }
-}
-
-impl RoundParams for ReadResourceRequestParams {
-    type Response = ReadResourceResponse;
-    const METHOD: RoundMethod = RoundMethod::ReadResource;
-
-    fn meta(&self) -> Option<&RequestMetaObject> {
-        self.meta.as_ref()
-    }
-
-    fn take_meta(&mut self) -> Option<RequestMetaObject> {
-        self.meta.take()
-    }
-
-    fn request<'a>(
-        &'a mut self,
-        capabilities: ClientCapabilities,
-        principal: Option<&'a str>,
-        trace: RequestTrace<'a>,
-    ) -> RoundRequest<'a> {
-        // A resource's arguments are its URI's variables, which the server matches.
-        RoundRequest {
-            method: Self::METHOD,
-            target: &self.uri,
-            arguments: None,
-            input_responses: self.input_responses.take().map(answers),
-            request_state: self.request_state.as_deref(),
-            capabilities,
-            principal,
-            on_session: false,
-            trace,
-        }
-    }
-}
+round_params!(CallToolRequestParams => CallToolResponse, CallTool, target: name,
+    arguments: |params| params.arguments.take());
+round_params!(GetPromptRequestParams => GetPromptResponse, GetPrompt, target: name,
+    arguments: |params| params.arguments.take());
+// A resource's arguments are its URI's variables, which the server matches.
+round_params!(ReadResourceRequestParams => ReadResourceResponse, ReadResource, target: uri,
+    arguments: |_| None);
 
 impl RoundResponse for CallToolResponse {
     type CompleteResult = rmcp::model::CallToolResult;
@@ -188,43 +139,29 @@ impl RoundResponse for CallToolResponse {
     }
 }
 
-impl RoundResponse for GetPromptResponse {
-    type CompleteResult = rmcp::model::GetPromptResult;
+/// Prompts and resource reads: their results are shaped as JSON first (they are rarer than tool
+/// results and have no field-by-field conversion), then read into rmcp's response.
+macro_rules! shaped_response {
+    ($response:ty, $complete:ty) => {
+        impl RoundResponse for $response {
+            type CompleteResult = $complete;
 
-    fn complete(result: Self::CompleteResult) -> Self {
-        Self::Complete(result)
-    }
+            fn complete(result: Self::CompleteResult) -> Self {
+                Self::Complete(result)
+            }
 
-    fn from_reply(server: &McpServer, reply: RoundReply) -> Result<Self, ErrorData> {
-        shaped(server, reply, Self::Complete, Self::InputRequired)
-    }
+            fn from_reply(server: &McpServer, reply: RoundReply) -> Result<Self, ErrorData> {
+                let input = matches!(reply, RoundReply::InputRequired { .. });
+                let result = server.server.reply_json(reply);
+                Ok(if input {
+                    Self::InputRequired(from_json(result)?)
+                } else {
+                    Self::Complete(from_json(result)?)
+                })
+            }
+        }
+    };
 }
 
-impl RoundResponse for ReadResourceResponse {
-    type CompleteResult = rmcp::model::ReadResourceResult;
-
-    fn complete(result: Self::CompleteResult) -> Self {
-        Self::Complete(result)
-    }
-
-    fn from_reply(server: &McpServer, reply: RoundReply) -> Result<Self, ErrorData> {
-        shaped(server, reply, Self::Complete, Self::InputRequired)
-    }
-}
-
-/// A prompt's or resource read's reply as rmcp's response, shaped as JSON first: these
-/// results are rarer than tool results and have no field-by-field conversion.
-fn shaped<C: DeserializeOwned, R>(
-    server: &McpServer,
-    reply: RoundReply,
-    complete: fn(C) -> R,
-    input_required: fn(InputRequiredResult) -> R,
-) -> Result<R, ErrorData> {
-    let input = matches!(reply, RoundReply::InputRequired { .. });
-    let result = server.server.reply_json(reply);
-    Ok(if input {
-        input_required(from_json(result)?)
-    } else {
-        complete(from_json(result)?)
-    })
-}
+shaped_response!(GetPromptResponse, rmcp::model::GetPromptResult);
+shaped_response!(ReadResourceResponse, rmcp::model::ReadResourceResult);

@@ -16,8 +16,8 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use super::mcp_server::{McpServer, cancelled, error, from_json, principal};
+use crate::author::context::BoxFuture;
 use crate::capabilities::ClientCapabilities;
-use crate::context::BoxFuture;
 use crate::legacy::{ClientFailure, LegacyOptions, LegacySession, RequestToClient};
 
 /// What a request that came over HTTP without `Mcp-Session-Id` cannot do.

@@ -6,8 +6,8 @@ use mrtr_uri_template::TemplateError;
 use serde_json::json;
 
 use super::instance::{Inner, Server, ServerInfo};
-use crate::completion::Complete;
-use crate::context::{AppState, Authorize};
+use crate::author::completion::Complete;
+use crate::author::context::{AppState, Authorize};
 use crate::engine::Environment;
 use crate::machine::{CacheHint, CacheScope, Machine, Prompt, Resource, Tool};
 use crate::param_headers::{check_param_headers, declares_param_headers};

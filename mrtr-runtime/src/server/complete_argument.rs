@@ -4,8 +4,8 @@
 use serde_json::{Map, Value};
 
 use super::instance::Server;
-use crate::completion::{CompletionTarget, parse_request};
-use crate::context::Access;
+use crate::author::completion::{CompletionTarget, parse_request};
+use crate::author::context::Access;
 use crate::protocol::RpcError;
 
 impl Server {

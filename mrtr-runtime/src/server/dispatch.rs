@@ -24,7 +24,7 @@ impl Server {
             .await
     }
 
-    /// [`Server::handle_request`] for a round of a 2025-era session (legacy.rs): the whole
+    /// [`Server::handle_request`] for a round of a 2025-era session (`crate::legacy`): the whole
     /// body runs there, so its hand-off point is passed and a task-only tool is not refused.
     pub(crate) async fn handle_session_request(
         &self,

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::completion::Complete;
+use crate::author::completion::Complete;
 use crate::engine::Environment;
 use crate::machine::{
     CacheHint, Prompt, PromptDescriptor, Resource, ResourceDescriptor, Tool, ToolDescriptor,

@@ -4,8 +4,8 @@
 use serde_json::{Map, Value, json};
 
 use super::instance::Server;
-use crate::input::InputRequest;
 use crate::machine::CacheHint;
+use crate::machine::input::InputRequest;
 use crate::protocol::{META_SERVER_INFO, RpcError};
 
 /// How a round ended, as the method's result before it is shaped for the wire.

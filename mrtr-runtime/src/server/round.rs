@@ -7,10 +7,10 @@ use super::instance::Server;
 use super::method::RoundMethod;
 use super::reply::RoundReply;
 use super::request::RoundRequest;
+use crate::author::results::{CallToolResult, ToolOutput};
 use crate::engine::{RoundEnd, RoundInput, run_round};
 use crate::machine::CacheHint;
 use crate::protocol::RpcError;
-use crate::results::{CallToolResult, ToolOutput};
 use crate::task::{TASKS_EXTENSION, TaskSupport};
 
 impl Server {

@@ -15,11 +15,11 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Map, Value, json};
 
 use super::instance::Server;
+use crate::author::context::Context;
+use crate::author::results::{CallToolResult, ToolOutput};
 use crate::capabilities::ClientCapabilities;
-use crate::context::Context;
 use crate::engine::{Ended, HandedOff, Place, Reached, Run, advance, take_answers};
 use crate::protocol::RpcError;
-use crate::results::{CallToolResult, ToolOutput};
 use crate::state::saved::SavedState;
 use crate::task::record::{self, Lease, TaskRecord, iso8601, now_ms};
 use crate::task::{Inserted, StoredTask, TaskId, TaskStatus};

@@ -30,7 +30,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Map, Value};
 
 use crate::bytes::{Reader, put_bytes, put_varint};
-use crate::input::{ELICITATION_CREATE, InputRequest};
+use crate::machine::input::{ELICITATION_CREATE, InputRequest};
 use crate::state::frame::Frame;
 use crate::state::known_forms::KnownForms;
 
@@ -181,7 +181,7 @@ const KEYED_CHOICE: u8 = 6;
 const KEYED_TITLED_CHOICE: u8 = 7;
 
 /// The property of an `elicit::choice` form never asked under a key.
-const CHOICE_FIELD: &str = crate::ask::CHOICE_FIELD;
+const CHOICE_FIELD: &str = crate::author::ask::CHOICE_FIELD;
 
 fn encode_request(key: &str, request: &InputRequest, forms: &KnownForms, out: &mut Vec<u8>) {
     if request.method == ELICITATION_CREATE
@@ -441,7 +441,7 @@ fn schema_from_cbor(cbor: &[u8]) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ask::elicit::{self, Pick};
+    use crate::author::ask::elicit::{self, Pick};
     use serde_json::json;
 
     fn round_trip(request: InputRequest, forms: &KnownForms) {

@@ -1,6 +1,6 @@
 //! The hand-off point: where a task-capable tool's synchronous MRTR phase ends.
 
-use crate::ask::Ask;
+use crate::author::ask::Ask;
 
 /// Marks where a task-capable tool (`#[mrtr::tool(task = "optional")]` or `"required"`) stops
 /// answering its `tools/call` and goes on as a task: `ask!(handoff());`.

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use crate::context::BoxFuture;
+use crate::author::context::BoxFuture;
 use crate::task::{Inserted, StoredTask, TaskId, TaskStore, TaskStoreError};
 
 /// Tasks in this process's memory. Expired tasks are dropped whenever a task is inserted.

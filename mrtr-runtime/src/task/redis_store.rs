@@ -34,7 +34,7 @@
 
 use redis::aio::ConnectionManager;
 
-use crate::context::BoxFuture;
+use crate::author::context::BoxFuture;
 use crate::task::{Inserted, StoredTask, TaskId, TaskStore, TaskStoreError};
 
 /// Inserts a task unless its id is live or its principal is at its cap.

@@ -10,7 +10,7 @@
 
 use std::fmt;
 
-use crate::context::BoxFuture;
+use crate::author::context::BoxFuture;
 use crate::task::TaskId;
 
 /// One task's record as a store holds it.

@@ -8,8 +8,8 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 
 use super::{Harness, Kind, within};
+use crate::author::context::BoxFuture;
 use crate::capabilities::ClientCapabilities;
-use crate::context::BoxFuture;
 use crate::legacy::{ClientFailure, LegacyOptions, LegacySession, RequestToClient, legacy_shape};
 
 /// The rounds an MRTR run may take before the harness gives up (the server's round cap ends a

@@ -6,7 +6,9 @@ use serde_json::{Map, Value, json};
 
 use crate::answer::{Answer, Reply, Root, SampledMessage};
 use crate::form::Form;
-use crate::input::{ELICITATION_CREATE, InputRequest, ROOTS_LIST, SAMPLING_CREATE_MESSAGE};
+use crate::machine::input::{
+    ELICITATION_CREATE, InputRequest, ROOTS_LIST, SAMPLING_CREATE_MESSAGE,
+};
 
 /// The property name of the single field of an [`elicit::choice`] form until it is asked under
 /// a key (which then names it), unless renamed with [`Ask::field`].
@@ -258,7 +260,7 @@ pub mod elicit {
     /// A URL-mode elicitation: the user is sent to `url` out of band (sign-in, payment).
     ///
     /// Accept means the user *consented to open* the URL, not that they finished: decide
-    /// completion on a later round from your own records (see [`recheck`](super::recheck)).
+    /// completion on a later round from your own records (see [`recheck`](crate::recheck)).
     /// The URL must not carry secrets or personal data and must not be pre-authenticated; the
     /// page must check that the user who opens it is the user who was asked.
     ///
@@ -267,7 +269,9 @@ pub mod elicit {
     /// warning.
     pub fn url(message: impl Into<String>, url: impl Into<String>) -> Ask<Answer<()>> {
         let url = url.into();
-        if crate::input::check_url(&url).is_ok() && crate::input::insecure_remote(&url) {
+        if crate::machine::input::check_url(&url).is_ok()
+            && crate::machine::input::insecure_remote(&url)
+        {
             tracing::warn!(target: "mrtr::ask", "a URL elicitation sends the user to a non-HTTPS URL outside localhost");
         }
         Ask::new(Some(InputRequest {

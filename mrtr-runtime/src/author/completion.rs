@@ -24,8 +24,8 @@ use std::future::Future;
 
 use serde_json::{Map, Value, json};
 
-use crate::context::BoxFuture;
-use crate::error::ToolError;
+use crate::author::context::BoxFuture;
+use crate::author::error::ToolError;
 use crate::protocol::RpcError;
 
 /// Most values one answer carries (the spec's limit); more are cut, with `hasMore` set.

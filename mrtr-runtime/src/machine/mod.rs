@@ -6,20 +6,23 @@
 //! [`Machine::step`] with the pc and frame from the verified state and the answers that count
 //! for the question pending there; the machine runs its code up to the next suspension and
 //! returns the new pc, frame and questions, or its final result. Code between two suspensions
-//! therefore runs once per accepted state.
+//! therefore runs once per accepted state. The questions a suspension asks are
+//! [`InputRequest`]s (`input.rs`).
+
+pub(crate) mod input;
 
 use std::collections::BTreeMap;
 
 use serde_json::Value;
 
 use crate::answer::FromAnswer;
-use crate::ask::Ask;
+use crate::author::ask::Ask;
+use crate::author::context::{BoxFuture, Context};
 use crate::capabilities::InputKind;
-use crate::context::{BoxFuture, Context};
-pub use crate::input::InputRequest;
 pub use crate::state::Frame;
 use crate::task::TaskSupport;
 use crate::token::Fingerprint;
+pub use input::InputRequest;
 
 /// A resumable computation driven one round at a time by the engine.
 pub trait Machine: Send + Sync + 'static {

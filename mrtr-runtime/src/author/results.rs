@@ -3,7 +3,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use crate::content::text;
+use crate::author::content::text;
 
 /// A `CallToolResult` under construction.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -25,7 +25,7 @@ impl CallToolResult {
         }
     }
 
-    /// A successful result holding `blocks` (see [`content`](crate::content)).
+    /// A successful result holding `blocks` (see [`content`](crate::author::content)).
     pub fn with_content(blocks: impl IntoIterator<Item = Value>) -> Self {
         Self {
             content: blocks.into_iter().collect(),
@@ -122,7 +122,7 @@ impl PromptMessage {
         }
     }
 
-    /// A user message with any content block (see [`content`](crate::content)).
+    /// A user message with any content block (see [`content`](crate::author::content)).
     pub fn user_content(content: Value) -> Self {
         Self {
             role: "user",
