@@ -1770,7 +1770,16 @@ impl<'f> Gen<'f> {
             self.trace();
             return 0;
         }
-        let kind = *self.rng.pick(&kinds);
+        let mut kind = *self.rng.pick(&kinds);
+        // With `moves`, a `Vec` of the current scope is often moved into a `for`.
+        if self.f.on("moves")
+            && kinds.contains(&4)
+            && (!self.movable(Some(Ty::VecI64)).is_empty()
+                || !self.movable(Some(Ty::Items)).is_empty())
+            && self.rng.chance(50)
+        {
+            kind = 4;
+        }
         let ctx = LoopCtx {
             label: label.clone(),
             value: value.as_ref().map(|(_, ty)| *ty),
@@ -1885,7 +1894,14 @@ impl<'f> Gen<'f> {
                 let name = self.name_for_pattern();
                 self.line(&format!("let mut {guard} = 0u32;"));
                 let body_budget = budget / iterations;
-                let items = self.f.on("awkward") && self.rng.chance(50);
+                let items = match (
+                    self.movable(Some(Ty::VecI64)).is_empty(),
+                    self.movable(Some(Ty::Items)).is_empty(),
+                ) {
+                    (false, true) if self.f.on("moves") => false,
+                    (true, false) if self.f.on("moves") => true,
+                    _ => self.f.on("awkward") && self.rng.chance(50),
+                };
                 let ty = if items { Ty::Items } else { Ty::VecI64 };
                 // With `moves`, often over a local of the current scope, moved into the loop.
                 let owned = match self.movable(Some(ty)) {
