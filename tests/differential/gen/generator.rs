@@ -154,7 +154,7 @@ pub const FEATURES: &[(&str, bool, &str)] = &[
     (
         "ask_positions",
         true,
-        "ask! as an arm's value, a block's tail, in return Ok(..), after += / -=, in a let chain",
+        "ask! as an arm's value, a block's tail, in return Ok(..), after += / -=, in an if let or while let chain",
     ),
 ];
 
@@ -1838,8 +1838,14 @@ impl<'f> Gen<'f> {
                     self.line(&format!("let mut {guard} = 0u32;"));
                     let body_budget = (budget - iterations - 1) / iterations;
                     let e = self.ask_expr(Ty::AnsN, false).expect("answer ask");
+                    // With `ask_positions`, a let chain: `.. = ask!(..) && n > 2`.
+                    let chain = if self.f.on("ask_positions") && self.rng.chance(40) {
+                        format!(" && {name} > {}", self.lit_i64())
+                    } else {
+                        String::new()
+                    };
                     self.open(&format!(
-                        "{lab}while let Answer::Accept(N {{ n: {name} }}) = {e} {{"
+                        "{lab}while let Answer::Accept(N {{ n: {name} }}) = {e}{chain} {{"
                     ));
                     self.declare(&name, Ty::I64, false);
                     self.loops.push(ctx);
