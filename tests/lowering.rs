@@ -5,7 +5,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use mrtr::testing::{Harness, Round, answer};
-use mrtr::{Context, Form, ToolError, elicit};
+use mrtr::{Answer, Context, Form, ToolError, elicit};
 use serde_json::{Value, json};
 
 #[derive(Form, Debug)]
@@ -1250,5 +1250,113 @@ async fn an_annotated_let_keeps_its_type_for_the_arms_of_a_construct_that_asks()
     assert_eq!(
         text(annotated_construct_that_asks, json!({ "flag": false }), &[]).await,
         "9 30"
+    );
+}
+
+// ---------------------------------------------------------------- issue 25. moved, then assigned again
+
+/// `v = ask!(..)` gives a moved-out-of `v` a new value: the machine must not keep the old one
+/// across the ask (FINDINGS 13, seed 5000 case 4).
+#[mrtr::tool]
+async fn moved_then_assigned_an_answer() -> Result<String, ToolError> {
+    let mut first = String::from("a");
+    let taken = first;
+    first = ask!(elicit::form::<Number>("n?"))
+        .accepted()?
+        .value
+        .to_string();
+    let mut numbers = vec![1, 2];
+    let mut sum = 0;
+    for n in numbers {
+        sum += n;
+    }
+    numbers = ask!(elicit::form::<Number>("m?"))
+        .ok()
+        .map_or(Vec::new(), |m| vec![m.value]);
+    Ok(format!("{taken} {first} {sum} {numbers:?}"))
+}
+
+/// A value moved, then an ask, then a new value that nothing reads, inside an arm and a loop
+/// (FINDINGS 15, seeds 5000 cases 95 and 108, 5002, 5003).
+#[mrtr::tool]
+#[allow(unused_assignments)]
+async fn moved_then_assigned_after_an_ask(args: Flag) -> Result<String, ToolError> {
+    let mut out = Vec::new();
+    if args.flag {
+        let mut word = String::from("a");
+        out.push(word);
+        ask!(word_ask = elicit::form::<Number>("n?"));
+        word = String::from("b");
+    }
+    for round in 0..2 {
+        let mut label = format!("r{round}");
+        out.push(label);
+        let Answer::Accept(number) = ask!(label_ask = elicit::form::<Number>("m?")) else {
+            continue;
+        };
+        label = format!("n{}", number.value);
+        out.push(label);
+    }
+    let mut last = String::from("x");
+    out.push(last);
+    let Answer::Accept(_) = ask!(last_ask = elicit::form::<Number>("k?")) else {
+        return Ok(out.join(" "));
+    };
+    last = String::from("y");
+    out.push(last);
+    Ok(out.join(" "))
+}
+
+/// The other side: a `continue` before the assignment goes where the old value is still
+/// read, so the machine keeps it.
+#[mrtr::tool]
+async fn assigned_after_a_continue_that_needs_it() -> Result<String, ToolError> {
+    let mut latest = String::from("none");
+    for _ in 0..3 {
+        let Answer::Accept(number) = ask!(latest_ask = elicit::form::<Number>("n?")) else {
+            continue;
+        };
+        latest = number.value.to_string();
+    }
+    Ok(latest)
+}
+
+#[tokio::test]
+async fn a_moved_value_may_be_assigned_again_after_an_ask() {
+    assert_eq!(
+        text(
+            moved_then_assigned_an_answer,
+            json!({}),
+            &[number(4), number(7)]
+        )
+        .await,
+        "a 4 3 [7]"
+    );
+    assert_eq!(
+        text(
+            moved_then_assigned_after_an_ask,
+            json!({ "flag": true }),
+            &[number(0), number(5), answer::decline(), number(1)]
+        )
+        .await,
+        "a r0 n5 r1 x y"
+    );
+    assert_eq!(
+        text(
+            moved_then_assigned_after_an_ask,
+            json!({ "flag": false }),
+            &[number(1), number(2), answer::decline()]
+        )
+        .await,
+        "r0 n1 r1 n2 x"
+    );
+    assert_eq!(
+        text(
+            assigned_after_a_continue_that_needs_it,
+            json!({}),
+            &[number(1), number(2), answer::decline()]
+        )
+        .await,
+        "2"
     );
 }

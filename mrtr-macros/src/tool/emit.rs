@@ -501,7 +501,7 @@ impl Emitter<'_> {
                                 .program
                                 .blocks
                                 .iter()
-                                .any(|block| block.assigned_first.contains(id)))
+                                .any(|block| block.assigned_first.contains_key(id)))
                 });
                 let attrs = match crosses {
                     true => quote!(#attrs #[allow(unused_mut)]),

@@ -5,7 +5,7 @@
 //! must name a binding (the start of a block, a jump, a suspension, a `let` that hides one),
 //! which binding each name refers to there. Emission never guesses from identifiers.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use proc_macro2::{Ident, Span, TokenStream};
 use syn::Expr;
@@ -117,9 +117,11 @@ pub(crate) struct Block {
     pub(crate) nodes: Vec<Node>,
     pub(crate) declared: BTreeSet<BindingId>,
     pub(crate) used: BTreeSet<BindingId>,
-    /// Bindings the block gives a new value (`x = ..;`) before it reads them or can leave: the
-    /// value they had on entry is not needed (it may have been moved away).
-    pub(crate) assigned_first: BTreeSet<BindingId>,
+    /// Bindings the block gives a new value (`x = ..;`) before it reads them, each with the
+    /// blocks a `break`/`continue` may leave to before that assignment. The value a binding
+    /// had on entry (it may have been moved away) is needed only if one of those blocks needs
+    /// it.
+    pub(crate) assigned_first: BTreeMap<BindingId, BTreeSet<BlockId>>,
     pub(crate) successors: BTreeSet<BlockId>,
     /// The names in force where the block starts.
     pub(crate) entry: Visible,

@@ -1,6 +1,8 @@
 //! Which bindings each block needs on entry: the classic backward dataflow over the blocks,
-//! `live_in(B) = (used(B) − declared(B)) ∪ ⋃ (live_in(S) − declared(B))` for each successor S.
-//! Parameters are left out: every block that uses one rebuilds it from the request.
+//! `live_in(B) = (used(B) − declared(B)) ∪ ⋃ (live_in(S) − declared(B))` for each successor S,
+//! where a binding B assigns before reading it counts as declared unless a block B may leave to
+//! before the assignment needs it. Parameters are left out: every block that uses one rebuilds
+//! it from the request.
 
 use std::collections::BTreeSet;
 
@@ -13,8 +15,13 @@ pub(crate) fn live_in(program: &Program) -> Vec<BTreeSet<BindingId>> {
     loop {
         let mut changed = false;
         for (index, block) in program.blocks.iter().enumerate().rev() {
-            let needed_on_entry =
-                |id: &BindingId| !block.declared.contains(id) && !block.assigned_first.contains(id);
+            let overwritten = |id: &BindingId| {
+                block
+                    .assigned_first
+                    .get(id)
+                    .is_some_and(|exits| exits.iter().all(|exit| !live[*exit].contains(id)))
+            };
+            let needed_on_entry = |id: &BindingId| !block.declared.contains(id) && !overwritten(id);
             let mut needed: BTreeSet<BindingId> = block
                 .used
                 .iter()

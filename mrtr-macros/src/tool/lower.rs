@@ -18,7 +18,7 @@ use syn::{Block as SynBlock, Expr, Ident, Lifetime, Local, Pat, Stmt};
 use super::ask::{self, AskCall};
 use super::canonical::canonical;
 use super::ir::{
-    Arm, Block, BlockId, Branch, BranchShape, Code, Exit, Flow, Node, Program, Site, SiteId,
+    Arm, Block, BlockId, Branch, BranchShape, Code, Exit, Flow, HoleId, Node, Program, Site, SiteId,
 };
 use super::scope::{Binding, BindingId, BindingKind, Scopes, Uses, pattern_bindings};
 use super::syntax::{
@@ -332,6 +332,9 @@ impl<'e> Lowerer<'e> {
                 // In place, the arm's block ends with it: rustc types the arm as the source.
                 self.stmt(last);
             } else {
+                if let Stmt::Expr(expr, _) = last {
+                    self.note_assigned_first(expr);
+                }
                 let code = self.verbatim_stmt(last);
                 self.deliver_code(wrap_in_block(code), dest);
             }
@@ -517,8 +520,8 @@ impl<'e> Lowerer<'e> {
     }
 
     /// An assignment of a whole local (`x = ..;`) that comes first in its block, before any
-    /// read of `x` and anything that could leave the block: the block does not need the value
-    /// `x` had on entry.
+    /// read of `x`: the block needs the value `x` had on entry only if a `break`/`continue`
+    /// before the assignment leaves to a block that needs it (which liveness decides).
     fn note_assigned_first(&mut self, expr: &Expr) {
         let Expr::Assign(assign) = expr else {
             return;
@@ -533,14 +536,27 @@ impl<'e> Lowerer<'e> {
             return;
         };
         let block = &self.program.blocks[*block];
-        let leaves_early = block.nodes.iter().any(|node| match node {
-            Node::Stmt(code) | Node::Tail(code) => !code.holes.is_empty(),
-            Node::Let { init, diverge, .. } => !init.holes.is_empty() || diverge.is_some(),
-            _ => true,
-        });
+        let mut holes: Vec<HoleId> = Vec::new();
+        for node in &block.nodes {
+            match node {
+                Node::Stmt(code) | Node::Tail(code) => holes.extend(&code.holes),
+                Node::Let { init, diverge, .. } => {
+                    holes.extend(&init.holes);
+                    holes.extend(diverge.iter().flat_map(|diverge| &diverge.holes));
+                }
+                // A construct kept in place may leave through its arms: not followed.
+                Node::Branch(_) | Node::Jump { .. } | Node::Suspend { .. } => return,
+            }
+        }
         let reads = self.uses_of(&*assign.right).contains(&id);
-        if !leaves_early && !reads && !block.used.contains(&id) && !block.declared.contains(&id) {
-            self.program.blocks[self.current].assigned_first.insert(id);
+        if !reads && !block.used.contains(&id) && !block.declared.contains(&id) {
+            let exits: BTreeSet<BlockId> = holes
+                .iter()
+                .map(|hole| self.program.holes[*hole].target)
+                .collect();
+            self.program.blocks[self.current]
+                .assigned_first
+                .insert(id, exits);
         }
     }
 
@@ -555,6 +571,8 @@ impl<'e> Lowerer<'e> {
         } else if is_construct(expr) {
             self.construct(expr, Dest::Discard);
         } else if let Some(mut expr) = self.hoist(expr, assigned_key(expr)) {
+            // `x = ask!(..)`: the assignment is the first thing after the ask.
+            self.note_assigned_first(&expr);
             self.uses(&expr);
             let holes = self.rewrite_jumps(&mut expr);
             self.stmt_code(Code {
@@ -582,6 +600,7 @@ impl<'e> Lowerer<'e> {
             self.construct(expr, dest);
         } else if contains_ask(expr) {
             if let Some(mut expr) = self.hoist(expr, None) {
+                self.note_assigned_first(&expr);
                 self.uses(&expr);
                 let holes = self.rewrite_jumps(&mut expr);
                 self.deliver_or_hand_out(
@@ -594,6 +613,7 @@ impl<'e> Lowerer<'e> {
                 );
             }
         } else {
+            self.note_assigned_first(expr);
             let code = self.verbatim_expr(expr);
             self.deliver_or_hand_out(code, dest);
         }

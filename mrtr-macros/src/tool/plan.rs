@@ -72,7 +72,7 @@ impl Layout<'_> {
         match binding.kind {
             BindingKind::Derived if binding.rebuild.is_some() => Entry::Rebuilt,
             kind if kind.is_kept() && self.live[block].contains(&id) => Entry::Taken,
-            kind if kind.is_kept() && data.assigned_first.contains(&id) => Entry::Declared,
+            kind if kind.is_kept() && data.assigned_first.contains_key(&id) => Entry::Declared,
             _ => Entry::Absent,
         }
     }

@@ -143,12 +143,12 @@ pub const FEATURES: &[(&str, bool, &str)] = &[
     ),
     (
         "moved_ask_assign",
-        false,
-        "v = ask!(..) into a moved-out-of v (with moves; fails to compile: FINDINGS.md 13)",
+        true,
+        "v = ask!(..) into a moved-out-of v (with moves; FINDINGS.md 13)",
     ),
     (
         "moved_assign_after_ask",
-        false,
+        true,
         "v = .. into a moved-out-of v with an ask since the move (FINDINGS.md 15)",
     ),
     (
@@ -160,7 +160,7 @@ pub const FEATURES: &[(&str, bool, &str)] = &[
 
 /// Features that generate a shape of an open finding (FINDINGS.md): `all` leaves them out,
 /// `+name` turns one on.
-pub const OPEN_FINDINGS: &[&str] = &["moved_ask_assign", "moved_assign_after_ask"];
+pub const OPEN_FINDINGS: &[&str] = &[];
 
 /// A `match` arm's pattern, and the binding it introduces with its type.
 type MatchArm = (String, Option<(String, Ty)>);
@@ -480,9 +480,8 @@ impl<'f> Gen<'f> {
     /// The moved-out-of mutable bindings of the current scope that no later binding of the
     /// scope hides: `v = ..` makes them readable again.
     ///
-    /// One with an ask written since its move only with `moved_assign_after_ask`: the machine
-    /// fails to compile that shape when the ask is in a `let .. else` or an inner block, or
-    /// when the local hides an outer binding (FINDINGS.md, finding 15).
+    /// One with an ask written since its move only with `moved_assign_after_ask` (the machine
+    /// failed to compile that shape: FINDINGS.md, finding 15).
     fn revivable(&self) -> Vec<Var> {
         let Some(scope) = self.scopes.last() else {
             return Vec::new();
@@ -1321,8 +1320,7 @@ impl<'f> Gen<'f> {
     fn revive(&mut self, var: &Var, budget: u32, ask: bool) -> u32 {
         let mut used = 0;
         let value = match var.ty {
-            // Off unless asked for by name: the machine fails to compile `v = ask!(..)` into
-            // a moved-out-of `v` (FINDINGS.md, finding 13).
+            // `v = ask!(..)` into a moved-out-of `v` (FINDINGS.md, finding 13).
             Ty::AnsN | Ty::AnsC
                 if ask
                     && budget > 0
