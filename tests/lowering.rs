@@ -1307,6 +1307,16 @@ async fn moved_then_assigned_after_an_ask(args: Flag) -> Result<String, ToolErro
     Ok(out.join(" "))
 }
 
+/// `let x: T;` given its value by an ask: nothing to keep (it was refused as a value declared
+/// without one and kept). Without the type it is refused
+/// (tests/ui/tool/uninitialized_across_ask.rs).
+#[mrtr::tool]
+async fn declared_then_given_an_answer() -> Result<String, ToolError> {
+    let total: i64;
+    total = ask!(total_ask = elicit::form::<Number>("n?")).accepted()?.value;
+    Ok(total.to_string())
+}
+
 /// The other side: a `continue` before the assignment goes where the old value is still
 /// read, so the machine keeps it.
 #[mrtr::tool]
@@ -1349,6 +1359,10 @@ async fn a_moved_value_may_be_assigned_again_after_an_ask() {
         )
         .await,
         "r0 n1 r1 n2 x"
+    );
+    assert_eq!(
+        text(declared_then_given_an_answer, json!({}), &[number(6)]).await,
+        "6"
     );
     assert_eq!(
         text(

@@ -26,7 +26,7 @@ use super::ir::{BlockId, Branch, BranchShape, Code, Flow, Node, Program};
 use super::liveness;
 use super::plan::{self, Entry, Held, Layout};
 use super::resume;
-use super::scope::{BindingId, Visible};
+use super::scope::{BindingId, BindingKind, Visible};
 use super::syntax::{contains_ask, stmt_asks, stmt_attrs};
 use crate::errors::Errors;
 
@@ -177,14 +177,36 @@ pub(crate) fn machine(
     resume_points(layout.program, errors);
 }
 
+/// `let x;` with no type, in a block that never gives `x` a value, and `x = ..` in a later
+/// block: the machine declares `x` again there, and rustc finds nothing at the author's `let`
+/// to infer its type from.
+fn untyped_and_given_a_value_later(layout: Layout<'_>) -> Vec<BindingId> {
+    let blocks = &layout.program.blocks;
+    (0..layout.program.bindings.len())
+        .filter(|id| {
+            layout.program.bindings[*id].kind == BindingKind::Uninit { typed: false }
+                && !blocks
+                    .iter()
+                    .any(|block| block.declared.contains(id) && block.used.contains(id))
+                && (0..blocks.len())
+                    .any(|block| matches!(layout.entry(block, *id), Entry::Declared))
+        })
+        .collect()
+}
+
 /// What liveness shows: a value declared without one and kept, a kept value a statement
 /// macro may declare again, a borrow that would cross a step.
-fn liveness_refusals(Layout { program, live }: Layout<'_>, errors: &mut Errors) {
+fn liveness_refusals(layout: Layout<'_>, errors: &mut Errors) {
+    let Layout { program, live } = layout;
     let kept: BTreeSet<_> = program
         .sites
         .iter()
         .flat_map(|site| live[site.resume].iter().copied())
         .collect();
+    for id in untyped_and_given_a_value_later(layout) {
+        let ident = &program.bindings[id].ident;
+        errors.spanned(ident, format!("`{ident}` is declared without a value or a type, and given its value after an ask!, where the machine declares it again; give it its value where it is declared (`let {ident} = ..;`), or a type (`let {ident}: T;`)"));
+    }
     for id in liveness::uninitialized_kept(program, live) {
         let ident = &program.bindings[id].ident;
         errors.spanned(ident, format!("`{ident}` is declared without a value and used after an ask!; give it its value where it is declared (e.g. `let {ident} = if .. {{ .. }} else {{ .. }};`)"));

@@ -63,7 +63,7 @@ pub(crate) fn uninitialized_kept(
 ) -> Vec<BindingId> {
     live.iter()
         .flatten()
-        .filter(|id| program.bindings[**id].kind == BindingKind::Uninit)
+        .filter(|id| matches!(program.bindings[**id].kind, BindingKind::Uninit { .. }))
         .copied()
         .collect::<BTreeSet<_>>()
         .into_iter()

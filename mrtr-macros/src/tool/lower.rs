@@ -456,8 +456,9 @@ impl<'e> Lowerer<'e> {
             let code = self.verbatim_stmt(&Stmt::Local(local.clone()));
             self.stmt_code(code);
             let (declared, _) = self.declare(&local.pat, true, false);
+            let typed = matches!(local.pat, Pat::Type(_));
             for id in declared {
-                self.program.bindings[id].kind = BindingKind::Uninit;
+                self.program.bindings[id].kind = BindingKind::Uninit { typed };
             }
             return;
         };

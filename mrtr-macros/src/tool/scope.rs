@@ -23,8 +23,8 @@ pub(crate) type Visible = BTreeMap<String, BindingId>;
 pub(crate) enum BindingKind {
     /// A `let` binding or a pattern binding of the body.
     Local,
-    /// `let x;` without a value.
-    Uninit,
+    /// `let x;` without a value (`typed`: `let x: T;`).
+    Uninit { typed: bool },
     /// A machine parameter, rebuilt from the request in every block that uses it.
     Param,
     /// A value the lowering introduces (the result of an `if` that asks, a `for` loop's state).

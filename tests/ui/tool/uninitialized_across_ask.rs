@@ -14,4 +14,12 @@ async fn greet() -> Result<String, ToolError> {
     Ok(total.to_string())
 }
 
+// Given its value by an ask: the `let` alone leaves rustc nothing to infer `total`'s type from.
+#[mrtr::tool]
+async fn count() -> Result<String, ToolError> {
+    let total;
+    total = ask!(elicit::form::<Name>("Name?")).accepted()?.name;
+    Ok(total)
+}
+
 fn main() {}
