@@ -1313,7 +1313,9 @@ async fn moved_then_assigned_after_an_ask(args: Flag) -> Result<String, ToolErro
 #[mrtr::tool]
 async fn declared_then_given_an_answer() -> Result<String, ToolError> {
     let total: i64;
-    total = ask!(total_ask = elicit::form::<Number>("n?")).accepted()?.value;
+    total = ask!(total_ask = elicit::form::<Number>("n?"))
+        .accepted()?
+        .value;
     Ok(total.to_string())
 }
 
@@ -1372,5 +1374,143 @@ async fn a_moved_value_may_be_assigned_again_after_an_ask() {
         )
         .await,
         "2"
+    );
+}
+
+// ---------------------------------------------------------------- issue 25. a borrow across a join
+
+/// Every arm that asks returns after its ask: the code after the `if` is reached only from
+/// where the `if` started, so it stays in that step and `first` (a borrow of `names` made by
+/// a method call, which the attribute cannot see) never crosses one.
+#[mrtr::tool]
+async fn first_name(args: Flag) -> Result<String, ToolError> {
+    let names = vec![String::from("ada"), String::from("alan")];
+    let first = names.first();
+    if args.flag {
+        let name = ask!(elicit::form::<Number>("Name?"));
+        let _ = name;
+        return Ok(String::new());
+    }
+    Ok(format!("{first:?}"))
+}
+
+/// The same with borrows the attribute sees: in a loop that asks, a `match` whose asking arm
+/// goes on with the next round; then an `if` whose value is used.
+#[mrtr::tool]
+async fn borrows_across_diverging_arms(args: Flag) -> Result<String, ToolError> {
+    let greeting = String::from("hello");
+    let mut seen = Vec::new();
+    for round in 0..2 {
+        let letter: &str = &greeting[round..round + 1];
+        match args.flag {
+            true => {
+                let Answer::Accept(number) = ask!(number = elicit::form::<Number>("n?")) else {
+                    return Ok(String::from("declined"));
+                };
+                seen.push(number.value.to_string());
+                continue;
+            }
+            false => {}
+        }
+        seen.push(letter.to_owned());
+    }
+    let short: &str = &greeting[..2];
+    let length = if args.flag {
+        let last = ask!(elicit::form::<Number>("last?"));
+        return Ok(format!("{seen:?} {}", last.accepted().is_ok()));
+    } else {
+        short.len()
+    };
+    Ok(format!("{short} {length} {seen:?}"))
+}
+
+/// A kept value an arm hides is put away before the construct: going on in place, it is
+/// taken back.
+#[mrtr::tool]
+async fn kept_value_hidden_by_a_diverging_arm(args: Flag) -> Result<String, ToolError> {
+    let word = String::from("w");
+    if args.flag {
+        let word = ask!(elicit::form::<Number>("n?"));
+        return Ok(format!("{}", word.accepted().is_ok()));
+    }
+    let copy = word.clone();
+    let more = ask!(elicit::form::<Number>("m?"));
+    Ok(format!("{word} {copy} {}", more.accepted().is_ok()))
+}
+
+/// A moved value assigned again after such a construct: the arm's ask does not need the old
+/// value, so it is not kept across the ask before.
+#[mrtr::tool]
+#[allow(unused_assignments)]
+async fn moved_then_assigned_after_a_diverging_arm(args: Flag) -> Result<String, ToolError> {
+    let mut word = String::from("a");
+    let taken = word;
+    let first = ask!(elicit::form::<Number>("n?"));
+    if args.flag {
+        let again = ask!(elicit::form::<Number>("m?"));
+        return Ok(format!("{taken} {}", again.accepted().is_ok()));
+    }
+    word = String::from("b");
+    Ok(format!("{taken} {word} {}", first.accepted().is_ok()))
+}
+
+#[tokio::test]
+async fn a_borrow_stays_in_its_step_when_every_arm_that_asks_diverges() {
+    assert_eq!(
+        text(
+            kept_value_hidden_by_a_diverging_arm,
+            json!({ "flag": false }),
+            &[number(1)]
+        )
+        .await,
+        "w w true"
+    );
+    assert_eq!(
+        text(
+            kept_value_hidden_by_a_diverging_arm,
+            json!({ "flag": true }),
+            &[number(1)]
+        )
+        .await,
+        "true"
+    );
+    assert_eq!(
+        text(
+            moved_then_assigned_after_a_diverging_arm,
+            json!({ "flag": false }),
+            &[number(1)]
+        )
+        .await,
+        "a b true"
+    );
+    assert_eq!(
+        text(
+            moved_then_assigned_after_a_diverging_arm,
+            json!({ "flag": true }),
+            &[number(1), answer::decline()]
+        )
+        .await,
+        "a false"
+    );
+    assert_eq!(
+        text(first_name, json!({ "flag": false }), &[]).await,
+        "Some(\"ada\")"
+    );
+    assert_eq!(
+        text(first_name, json!({ "flag": true }), &[number(1)]).await,
+        ""
+    );
+    assert_eq!(
+        text(borrows_across_diverging_arms, json!({ "flag": false }), &[]).await,
+        "he 2 [\"h\", \"e\"]"
+    );
+    assert_eq!(
+        text(
+            borrows_across_diverging_arms,
+            json!({ "flag": true }),
+            &[number(1), number(2), answer::decline()]
+        )
+        .await,
+        "[\"1\", \"2\"] false"
     );
 }

@@ -396,6 +396,7 @@ impl Walk<'_> {
 
     fn branch(&mut self, live_out: &BTreeSet<BindingId>, held: &mut Held, branch: &Branch) -> bool {
         let layout = self.layout;
+        let before = held.clone();
         let early = layout.early(held, live_out, branch);
         remove(held, &early);
         let late = layout.late(held, live_out, branch);
@@ -440,17 +441,23 @@ impl Walk<'_> {
             BranchShape::Block => {}
         }
         match branch.dest {
-            Flow::Tail => completes,
-            Flow::Return => false,
-            Flow::Discard(join) => {
-                self.jump(held, join, &branch.visible, &BTreeSet::new());
-                false
-            }
-            Flow::Value(binding, join) => {
+            Flow::Tail => return completes,
+            Flow::Return => return false,
+            Flow::Discard(_) => {}
+            Flow::Value(binding, _) => {
                 held.0.insert(binding);
+            }
+        }
+        match branch.dest.join() {
+            Some(join) => {
                 self.jump(held, join, &branch.visible, &BTreeSet::new());
                 false
             }
+            None if completes => {
+                held.0.extend(Layout::taken_back(&before, held));
+                true
+            }
+            None => false,
         }
     }
 }

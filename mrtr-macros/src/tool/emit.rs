@@ -587,6 +587,7 @@ impl Emitter<'_> {
         held: &mut Held,
         branch: &Branch,
     ) -> (TokenStream, bool) {
+        let before = held.clone();
         let early = self.layout().early(held, live_out, branch);
         let early_saves = self.move_to_slots(held, &early);
         let late = self.layout().late(held, live_out, branch);
@@ -611,29 +612,34 @@ impl Emitter<'_> {
                 completes = true;
                 self.fill(&arm_held, tail)
             });
-            arms.push((quote!(#retake #code), tail, completes, arm_held));
+            arms.push((retake, code, tail, completes, arm_held));
         }
-        let completes = arms.iter().any(|(_, _, completes, _)| *completes);
+        let completes = arms.iter().any(|(_, _, _, completes, _)| *completes);
         let kept_by_all = Layout::kept_by_all(
             held,
             arms.iter()
-                .filter(|(_, _, completes, _)| *completes)
-                .map(|(_, _, _, arm)| arm),
+                .filter(|(_, _, _, completes, _)| *completes)
+                .map(|(_, _, _, _, arm)| arm),
         );
         let mut bodies = Vec::new();
-        for ((code, tail, completes, arm_held), arm) in arms.into_iter().zip(&branch.arms) {
+        for ((retake, code, tail, completes, arm_held), arm) in arms.into_iter().zip(&branch.arms) {
             let put_away =
                 Layout::put_away(held, &early, &arm_held, completes, &kept_by_all, live_out);
             // Refused by `check` before emission.
             debug_assert!(put_away.iter().all(|id| !arm.hides.contains(id)));
             let saves = self.move_to_slots(&mut arm_held.clone(), &put_away);
+            let value = Ident::new("__mrtr_arm_value", Span::mixed_site());
             let body = match tail {
                 Some(tail) if !put_away.is_empty() => {
-                    let value = Ident::new("__mrtr_arm_value", Span::mixed_site());
-                    quote!(#code let #value = #tail; #saves #value)
+                    quote!(#retake #code let #value = #tail; #saves #value)
                 }
-                Some(tail) => quote!(#code #tail),
-                None => quote!(#code #saves),
+                Some(tail) => quote!(#retake #code #tail),
+                // An arm ending with a construct kept in place has that construct's value: the
+                // arm's code becomes a block, so that the values are put away after it.
+                None if !put_away.is_empty() => {
+                    quote!(#retake let #value = { #code }; #saves #value)
+                }
+                None => quote!(#retake #code),
             };
             bodies.push(body);
         }
@@ -665,23 +671,38 @@ impl Emitter<'_> {
         };
         let code = match branch.dest {
             Flow::Tail => return (quote!(#early_saves #construct), completes),
-            Flow::Return => quote!(#[allow(unreachable_code)] return #construct;),
-            Flow::Discard(join) => {
-                let jump = self.jump(held, join, &branch.visible, &BTreeSet::new());
-                quote!(#[allow(unreachable_code)] { #construct }; #[allow(unreachable_code)] #jump)
+            Flow::Return => {
+                let code = quote!(#[allow(unreachable_code)] return #construct;);
+                return (quote!(#early_saves #code), false);
             }
-            Flow::Value(binding, join) => {
+            Flow::Discard(_) => quote!(#[allow(unreachable_code)] { #construct };),
+            Flow::Value(binding, _) => {
                 let ident = &self.program.bindings[binding].ident;
                 held.0.insert(binding);
-                let jump = self.jump(held, join, &branch.visible, &BTreeSet::new());
                 let ty = self.program.bindings[binding]
                     .annotation
                     .as_ref()
                     .map(|ty| quote!(: #ty));
-                quote!(#[allow(unreachable_code)] let #ident #ty = #construct; #[allow(unreachable_code)] #jump)
+                quote!(#[allow(unreachable_code)] let #ident #ty = #construct;)
             }
         };
-        (quote!(#early_saves #code), false)
+        match branch.dest.join() {
+            Some(join) => {
+                let jump = self.jump(held, join, &branch.visible, &BTreeSet::new());
+                (
+                    quote!(#early_saves #code #[allow(unreachable_code)] #jump),
+                    false,
+                )
+            }
+            // Going on in place, where only an arm that completes here gets to.
+            None if completes => {
+                let back = Layout::taken_back(&before, held);
+                let retakes: TokenStream = back.iter().map(|id| self.take(*id)).collect();
+                held.0.extend(back);
+                (quote!(#early_saves #code #retakes), true)
+            }
+            None => (quote!(#early_saves #code), false),
+        }
     }
 
     /// Saves what `target` needs and jumps there.

@@ -89,7 +89,7 @@ fn reachable(program: &Program, entry: BlockId) -> BTreeSet<Point> {
         // A block that does not end by jumping or asking ends the body.
         let ends = match nodes.last() {
             Some(Node::Jump { .. } | Node::Suspend { .. }) => false,
-            Some(Node::Branch(branch)) => matches!(branch.dest, Flow::Return | Flow::Tail),
+            Some(Node::Branch(branch)) => branch.dest.join().is_none(),
             _ => true,
         };
         if ends {
@@ -122,11 +122,10 @@ impl Walk<'_> {
                 }
                 Node::Branch(branch) => {
                     match branch.dest {
-                        Flow::Discard(join) | Flow::Value(_, join) => self.next.push(join),
                         Flow::Return => {
                             self.found.insert(Point::End);
                         }
-                        Flow::Tail => {}
+                        dest => self.next.extend(dest.join()),
                     }
                     for arm in &branch.arms {
                         self.nodes(&arm.nodes);

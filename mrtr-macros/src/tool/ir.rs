@@ -87,16 +87,30 @@ pub(crate) struct Arm {
 }
 
 /// What happens to the value an arm hands out in place.
+///
+/// The join is a block of its own only where an arm completes in another block (after an ask
+/// it does not diverge from). Without one, the code after the construct goes on in the block
+/// where the construct started, as in the source: nothing in force there crosses a step.
 #[derive(Clone, Copy)]
 pub(crate) enum Flow {
-    /// Discarded, then a jump to the join block.
-    Discard(BlockId),
-    /// Bound to a synthetic binding, then a jump to the join block.
-    Value(BindingId, BlockId),
+    /// Discarded, then a jump to the join block if there is one.
+    Discard(Option<BlockId>),
+    /// Bound to a synthetic binding, then a jump to the join block if there is one.
+    Value(BindingId, Option<BlockId>),
     /// Returned from the body.
     Return,
     /// The construct is itself the value of an enclosing arm kept in place.
     Tail,
+}
+
+impl Flow {
+    /// The join block the code after the construct goes on in, if it has one.
+    pub(crate) fn join(self) -> Option<BlockId> {
+        match self {
+            Flow::Discard(join) | Flow::Value(_, join) => join,
+            Flow::Return | Flow::Tail => None,
+        }
+    }
 }
 
 /// A jump out of a taken-apart loop from inside the author's code: `break` (with the binding
@@ -118,9 +132,9 @@ pub(crate) struct Block {
     pub(crate) declared: BTreeSet<BindingId>,
     pub(crate) used: BTreeSet<BindingId>,
     /// Bindings the block gives a new value (`x = ..;`) before it reads them, each with the
-    /// blocks a `break`/`continue` may leave to before that assignment. The value a binding
-    /// had on entry (it may have been moved away) is needed only if one of those blocks needs
-    /// it.
+    /// blocks the code before that assignment may leave to (a `break`/`continue`, or an arm of
+    /// a construct kept in place that asks or jumps). The value a binding had on entry (it may
+    /// have been moved away) is needed only if one of those blocks needs it.
     pub(crate) assigned_first: BTreeMap<BindingId, BTreeSet<BlockId>>,
     pub(crate) successors: BTreeSet<BlockId>,
     /// The names in force where the block starts.

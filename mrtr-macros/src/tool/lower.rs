@@ -1,9 +1,11 @@
 //! Lowering: the body becomes blocks of a machine. A block starts at the function's start, at
 //! a resume point after an `ask!`, at the head of a loop that asks, or where a construct that
-//! asks joins again; it ends with a jump, a suspension or a return. Code without an `ask!` is
-//! copied as written. A construct that asks (`if`, `match`, a plain block) keeps its arms in
-//! place in the block where it starts; an arm that completes there hands its value out, so the
-//! join is reached in the scope around the construct, exactly as in the source.
+//! asks joins again after an arm that completes in another block; it ends with a jump, a
+//! suspension or a return. Code without an `ask!` is copied as written. A construct that asks
+//! (`if`, `match`, a plain block) keeps its arms in place in the block where it starts; an arm
+//! that completes there hands its value out, so the join is reached in the scope around the
+//! construct, exactly as in the source. If no arm completes elsewhere (each one that asks
+//! diverges after), the code after the construct stays in that block.
 
 use std::collections::BTreeSet;
 use syn::ext::IdentExt;
@@ -18,9 +20,9 @@ use syn::{Block as SynBlock, Expr, Ident, Lifetime, Local, Pat, Stmt};
 use super::ask::{self, AskCall};
 use super::canonical::canonical;
 use super::ir::{
-    Arm, Block, BlockId, Branch, BranchShape, Code, Exit, Flow, HoleId, Node, Program, Site, SiteId,
+    Arm, Block, BlockId, Branch, BranchShape, Code, Exit, Flow, Node, Program, Site, SiteId,
 };
-use super::scope::{Binding, BindingId, BindingKind, Scopes, Uses, pattern_bindings};
+use super::scope::{Binding, BindingId, BindingKind, Scopes, Uses, Visible, pattern_bindings};
 use super::syntax::{
     assigned_key, binding_key, contains_ask, diverges, first_ask, is_borrow, is_construct,
     leftmost_ask, leftmost_child, ref_bindings, stmt_asks,
@@ -43,7 +45,9 @@ struct ArmFrame {
     block: BlockId,
     sink: usize,
     outer: Dest,
-    join: BlockId,
+    /// The block the code after the construct goes on in, made when an arm first completes
+    /// in another block than `block` (see [`Flow`]).
+    join: Option<BlockId>,
 }
 
 struct LoopFrame {
@@ -521,8 +525,8 @@ impl<'e> Lowerer<'e> {
     }
 
     /// An assignment of a whole local (`x = ..;`) that comes first in its block, before any
-    /// read of `x`: the block needs the value `x` had on entry only if a `break`/`continue`
-    /// before the assignment leaves to a block that needs it (which liveness decides).
+    /// read of `x`: the block needs the value `x` had on entry only if the code before the
+    /// assignment leaves to a block that needs it (which liveness decides).
     fn note_assigned_first(&mut self, expr: &Expr) {
         let Expr::Assign(assign) = expr else {
             return;
@@ -537,27 +541,53 @@ impl<'e> Lowerer<'e> {
             return;
         };
         let block = &self.program.blocks[*block];
-        let mut holes: Vec<HoleId> = Vec::new();
-        for node in &block.nodes {
-            match node {
-                Node::Stmt(code) | Node::Tail(code) => holes.extend(&code.holes),
-                Node::Let { init, diverge, .. } => {
-                    holes.extend(&init.holes);
-                    holes.extend(diverge.iter().flat_map(|diverge| &diverge.holes));
-                }
-                // A construct kept in place may leave through its arms: not followed.
-                Node::Branch(_) | Node::Jump { .. } | Node::Suspend { .. } => return,
-            }
-        }
         let reads = self.uses_of(&*assign.right).contains(&id);
         if !reads && !block.used.contains(&id) && !block.declared.contains(&id) {
-            let exits: BTreeSet<BlockId> = holes
-                .iter()
-                .map(|hole| self.program.holes[*hole].target)
-                .collect();
+            let mut exits = BTreeSet::new();
+            self.exits(&block.nodes, &mut exits);
             self.program.blocks[self.current]
                 .assigned_first
                 .insert(id, exits);
+        }
+    }
+
+    /// The blocks `nodes` may leave to: where their `break`/`continue`s go and, in the arms of
+    /// a construct kept in place, where their asks resume and their jumps and joins go.
+    fn exits(&self, nodes: &[Node], exits: &mut BTreeSet<BlockId>) {
+        let targets = |code: &Code| {
+            code.holes
+                .iter()
+                .map(|hole| self.program.holes[*hole].target)
+                .collect::<Vec<_>>()
+        };
+        for node in nodes {
+            match node {
+                Node::Stmt(code) | Node::Tail(code) => exits.extend(targets(code)),
+                Node::Let { init, diverge, .. } => {
+                    exits.extend(targets(init));
+                    exits.extend(diverge.iter().flat_map(targets));
+                }
+                Node::Jump { target, .. } => {
+                    exits.insert(*target);
+                }
+                Node::Suspend { site, .. } => {
+                    exits.insert(self.program.sites[*site].resume);
+                }
+                Node::Branch(branch) => {
+                    match &branch.shape {
+                        BranchShape::If { cond, .. } => exits.extend(targets(cond)),
+                        BranchShape::Match { scrutinee, heads } => {
+                            exits.extend(targets(scrutinee));
+                            exits.extend(heads.iter().flat_map(targets));
+                        }
+                        BranchShape::Block => {}
+                    }
+                    exits.extend(branch.dest.join());
+                    for arm in &branch.arms {
+                        self.exits(&arm.nodes, exits);
+                    }
+                }
+            }
         }
     }
 
@@ -688,9 +718,10 @@ impl<'e> Lowerer<'e> {
             // Not in place: the value goes where the outermost construct of the chain sends
             // its value, and the machine goes on at that construct's join.
             Dest::Arm(index) => {
-                let (outer, join) = (self.arms[index].outer, self.arms[index].join);
+                let outer = self.arms[index].outer;
                 self.deliver_code(value, outer);
                 if matches!(outer, Dest::Discard | Dest::Value(_)) {
+                    let join = self.join(index);
                     self.jump(join);
                 }
             }
@@ -822,59 +853,71 @@ impl<'e> Lowerer<'e> {
     }
 
     /// Starts a construct kept in place. Returns the destination of its arms, where the
-    /// value of an arm completing in place flows, and the join to go on from afterwards.
-    fn open_branch(&mut self, dest: Dest) -> (Dest, Flow, Option<BlockId>) {
-        let (flow, join) = match dest {
-            Dest::Return => (Flow::Return, None),
-            Dest::Discard => {
-                let join = self.new_block();
-                (Flow::Discard(join), Some(join))
-            }
-            Dest::Value(binding) => {
-                let join = self.new_block();
-                (Flow::Value(binding, join), Some(join))
-            }
-            // The tail of an arm that is itself in place: the construct is that arm's value.
-            Dest::Arm(_) if self.completes_in_place(dest) => (Flow::Tail, None),
-            Dest::Arm(index) => (self.resolve(index), None),
-        };
+    /// value of an arm completing in place flows.
+    fn open_branch(&mut self, dest: Dest) -> Dest {
         self.arms.push(ArmFrame {
             block: self.current,
             sink: self.inline.len(),
             outer: dest,
-            join: match flow {
-                Flow::Discard(join) | Flow::Value(_, join) => join,
-                Flow::Return | Flow::Tail => usize::MAX,
-            },
+            join: None,
         });
-        (Dest::Arm(self.arms.len() - 1), flow, join)
+        Dest::Arm(self.arms.len() - 1)
+    }
+
+    /// The join of arm `index`'s construct, made when a value first reaches it from another
+    /// block.
+    fn join(&mut self, index: usize) -> BlockId {
+        if let Some(join) = self.arms[index].join {
+            return join;
+        }
+        let join = self.new_block();
+        self.arms[index].join = Some(join);
+        join
     }
 
     /// Where a value bound for arm `index` ends up when it is not handed out in place.
-    fn resolve(&self, index: usize) -> Flow {
-        let frame = &self.arms[index];
-        match frame.outer {
+    fn resolve(&mut self, index: usize) -> Flow {
+        match self.arms[index].outer {
             Dest::Arm(outer) => self.resolve(outer),
             Dest::Return => Flow::Return,
-            Dest::Discard => Flow::Discard(frame.join),
-            Dest::Value(binding) => Flow::Value(binding, frame.join),
+            Dest::Discard => Flow::Discard(Some(self.join(index))),
+            Dest::Value(binding) => Flow::Value(binding, Some(self.join(index))),
         }
     }
 
-    fn close_branch(&mut self, branch: Branch, join: Option<BlockId>) {
-        self.arms.pop();
-        match branch.dest {
-            Flow::Discard(target) => {
-                self.program.blocks[self.current].successors.insert(target);
-            }
-            Flow::Value(binding, target) => {
-                self.program.blocks[self.current].declared.insert(binding);
-                self.program.blocks[self.current].successors.insert(target);
-            }
-            Flow::Return | Flow::Tail => {}
+    /// Ends a construct kept in place, its arms lowered: the code after it goes on at its
+    /// join, or, if no arm completes in another block, where the construct started.
+    fn close_branch(
+        &mut self,
+        shape: BranchShape,
+        arms: Vec<Arm>,
+        declared_names: BTreeSet<String>,
+        visible: Visible,
+    ) {
+        let frame = self.arms.pop().expect("the frame open_branch pushed");
+        let dest = match frame.outer {
+            Dest::Return => Flow::Return,
+            Dest::Discard => Flow::Discard(frame.join),
+            Dest::Value(binding) => Flow::Value(binding, frame.join),
+            // The tail of an arm that is itself in place: the construct is that arm's value.
+            Dest::Arm(_) if self.completes_in_place(frame.outer) => Flow::Tail,
+            Dest::Arm(index) => self.resolve(index),
+        };
+        let block = &mut self.program.blocks[self.current];
+        if let Flow::Value(binding, _) = dest {
+            block.declared.insert(binding);
         }
-        self.push(Node::Branch(branch));
-        if let Some(join) = join {
+        if let Some(join) = dest.join() {
+            block.successors.insert(join);
+        }
+        self.push(Node::Branch(Branch {
+            shape,
+            arms,
+            dest,
+            declared_names,
+            visible,
+        }));
+        if let Some(join) = frame.join {
             self.switch_to(join);
         }
     }
@@ -889,7 +932,7 @@ impl<'e> Lowerer<'e> {
         }
         let declared_names = declared_names(&Expr::If(expr_if.clone()));
         let visible = self.scopes.visible();
-        let (arm_dest, flow, join) = self.open_branch(dest);
+        let arm_dest = self.open_branch(dest);
         let cond_uses = self.uses_of(&cond);
         self.uses(&cond);
         let holes = self.rewrite_jumps(&mut cond);
@@ -921,32 +964,27 @@ impl<'e> Lowerer<'e> {
             Expr::Let(expr_let) => (Some(expr_let.pat.into_token_stream()), *expr_let.expr),
             cond => (None, cond),
         };
-        let branch = Branch {
-            shape: BranchShape::If {
-                pattern,
-                cond: Code {
-                    tokens: cond.into_token_stream(),
-                    holes,
-                    uses: cond_uses,
-                },
+        let shape = BranchShape::If {
+            pattern,
+            cond: Code {
+                tokens: cond.into_token_stream(),
+                holes,
+                uses: cond_uses,
             },
-            arms: vec![
-                Arm {
-                    declares,
-                    hides,
-                    nodes: then,
-                },
-                Arm {
-                    declares: Vec::new(),
-                    hides: Vec::new(),
-                    nodes: otherwise,
-                },
-            ],
-            dest: flow,
-            declared_names,
-            visible,
         };
-        self.close_branch(branch, join);
+        let arms = vec![
+            Arm {
+                declares,
+                hides,
+                nodes: then,
+            },
+            Arm {
+                declares: Vec::new(),
+                hides: Vec::new(),
+                nodes: otherwise,
+            },
+        ];
+        self.close_branch(shape, arms, declared_names, visible);
     }
 
     fn branch_match(&mut self, expr_match: &syn::ExprMatch, dest: Dest) {
@@ -959,7 +997,7 @@ impl<'e> Lowerer<'e> {
         }
         let declared_names = declared_names(&Expr::Match(expr_match.clone()));
         let visible = self.scopes.visible();
-        let (arm_dest, flow, join) = self.open_branch(dest);
+        let arm_dest = self.open_branch(dest);
         let scrutinee_uses = self.uses_of(&scrutinee);
         self.uses(&scrutinee);
         let holes = self.rewrite_jumps(&mut scrutinee);
@@ -1017,45 +1055,33 @@ impl<'e> Lowerer<'e> {
                 nodes,
             });
         }
-        let branch = Branch {
-            shape: BranchShape::Match {
-                scrutinee: Code {
-                    tokens: scrutinee.into_token_stream(),
-                    holes,
-                    uses: scrutinee_uses,
-                },
-                heads,
+        let shape = BranchShape::Match {
+            scrutinee: Code {
+                tokens: scrutinee.into_token_stream(),
+                holes,
+                uses: scrutinee_uses,
             },
-            arms,
-            dest: flow,
-            declared_names,
-            visible,
+            heads,
         };
-        self.close_branch(branch, join);
+        self.close_branch(shape, arms, declared_names, visible);
     }
 
     /// A plain `{ .. }` that asks: a construct with one arm, so its scope closes at its end.
     fn branch_block(&mut self, block: &syn::ExprBlock, dest: Dest) {
         let declared_names = declared_names(&Expr::Block(block.clone()));
         let visible = self.scopes.visible();
-        let (arm_dest, flow, join) = self.open_branch(dest);
+        let arm_dest = self.open_branch(dest);
         let nodes = self.inline(|lowerer| {
             lowerer.scopes.push();
             lowerer.stmts(&block.block.stmts, arm_dest);
             lowerer.scopes.pop();
         });
-        let branch = Branch {
-            shape: BranchShape::Block,
-            arms: vec![Arm {
-                declares: Vec::new(),
-                hides: Vec::new(),
-                nodes,
-            }],
-            dest: flow,
-            declared_names,
-            visible,
+        let arm = Arm {
+            declares: Vec::new(),
+            hides: Vec::new(),
+            nodes,
         };
-        self.close_branch(branch, join);
+        self.close_branch(BranchShape::Block, vec![arm], declared_names, visible);
     }
 
     fn lowered_loop(&mut self, label: Option<String>, body: &SynBlock, dest: Dest) {

@@ -235,6 +235,12 @@ impl Layout<'_> {
             .collect()
     }
 
+    /// Where the code after a construct goes on in place, the values put away before or in
+    /// its arms come back: the ones held before it (`before`) that it does not still hold.
+    pub(crate) fn taken_back(before: &Held, after: &Held) -> Vec<BindingId> {
+        before.0.difference(&after.0).copied().collect()
+    }
+
     /// Where arms disagree, the ones still holding a value put it away at their end (a value
     /// taken back inside the arm always: its local ends with the arm).
     pub(crate) fn put_away(

@@ -51,7 +51,7 @@ impl ::mrtr::__private::Machine for __mrtr_route::route {
     fn resume_points(&self) -> &'static [::mrtr::__private::ResumePoint] {
         const POINTS: &[::mrtr::__private::ResumePoint] = &[
             ::mrtr::__private::ResumePoint {
-                pc: 2u32,
+                pc: 1u32,
                 id: 220593600u32,
                 label: "ask pick in if",
             },
@@ -61,7 +61,7 @@ impl ::mrtr::__private::Machine for __mrtr_route::route {
                 label: "ask pick in else",
             },
             ::mrtr::__private::ResumePoint {
-                pc: 5u32,
+                pc: 4u32,
                 id: 3493010597u32,
                 label: "ask pick in match Mode :: Train",
             },
@@ -242,7 +242,7 @@ impl ::mrtr::__private::Machine for __mrtr_route::route {
                 let mut __mrtr_pc: u32 = __mrtr_pc_in;
                 match __mrtr_pc {
                     0 => {}
-                    2u32 => {
+                    1u32 => {
                         __mrtr_try!(
                             __mrtr_private::check_kept_types(__mrtr_kept_types_in, {
                             static __MRTR_KEPT_TYPES : ::std::sync::OnceLock < u32 > =
@@ -260,7 +260,7 @@ impl ::mrtr::__private::Machine for __mrtr_route::route {
                             __mrtr_witness_1_0))])
                         );
                     }
-                    5u32 => {
+                    4u32 => {
                         __mrtr_try!(
                             __mrtr_private::check_kept_types(__mrtr_kept_types_in, {
                             static __MRTR_KEPT_TYPES : ::std::sync::OnceLock < u32 > =
@@ -315,7 +315,7 @@ impl ::mrtr::__private::Machine for __mrtr_route::route {
                                     let mut __mrtr_frame_out = __mrtr_private::Frame::new();
                                     __mrtr_suspended = ::core::option::Option::Some(
                                         __mrtr_private::Suspension::new(
-                                                2u32,
+                                                1u32,
                                                 __mrtr_frame_out.into_value(),
                                             )
                                             .keeping(
@@ -379,11 +379,11 @@ impl ::mrtr::__private::Machine for __mrtr_route::route {
                                 __mrtr_slot_1_value_1 = ::core::option::Option::Some(
                                     __mrtr_value_1,
                                 );
-                                __mrtr_pc = 1u32;
+                                __mrtr_pc = 2u32;
                                 continue '__mrtr_machine;
                             }
                         }
-                        2u32 => {
+                        1u32 => {
                             let line = (__mrtr_try!(
                                 __mrtr_private::answer(& mut __mrtr_answers, "pick", &
                                 __mrtr_witness_0_0)
@@ -397,7 +397,7 @@ impl ::mrtr::__private::Machine for __mrtr_route::route {
                                 __mrtr_slot_1_value_1 = ::core::option::Option::Some(
                                     __mrtr_value_1,
                                 );
-                                __mrtr_pc = 1u32;
+                                __mrtr_pc = 2u32;
                                 continue '__mrtr_machine;
                             }
                         }
@@ -415,11 +415,11 @@ impl ::mrtr::__private::Machine for __mrtr_route::route {
                                 __mrtr_slot_1_value_1 = ::core::option::Option::Some(
                                     __mrtr_value_1,
                                 );
-                                __mrtr_pc = 1u32;
+                                __mrtr_pc = 2u32;
                                 continue '__mrtr_machine;
                             }
                         }
-                        1u32 => {
+                        2u32 => {
                             #[allow(unused_variables, unused_mut)]
                             let args: RouteArgs = __mrtr_try!(
                                 __mrtr_private::reuse_arguments(& mut
@@ -448,7 +448,7 @@ impl ::mrtr::__private::Machine for __mrtr_route::route {
                                     );
                                     __mrtr_suspended = ::core::option::Option::Some(
                                         __mrtr_private::Suspension::new(
-                                                5u32,
+                                                4u32,
                                                 __mrtr_frame_out.into_value(),
                                             )
                                             .keeping(
@@ -515,11 +515,11 @@ impl ::mrtr::__private::Machine for __mrtr_route::route {
                                 __mrtr_slot_5_value_2 = ::core::option::Option::Some(
                                     __mrtr_value_2,
                                 );
-                                __mrtr_pc = 4u32;
+                                __mrtr_pc = 5u32;
                                 continue '__mrtr_machine;
                             }
                         }
-                        5u32 => {
+                        4u32 => {
                             #[allow(unreachable_code, clippy::diverging_sub_expression)]
                             let __mrtr_value_2 = (__mrtr_try!(
                                 __mrtr_private::answer(& mut __mrtr_answers, "pick", &
@@ -532,7 +532,7 @@ impl ::mrtr::__private::Machine for __mrtr_route::route {
                                 __mrtr_slot_5_value_2 = ::core::option::Option::Some(
                                     __mrtr_value_2,
                                 );
-                                __mrtr_pc = 4u32;
+                                __mrtr_pc = 5u32;
                                 continue '__mrtr_machine;
                             }
                         }
@@ -549,11 +549,11 @@ impl ::mrtr::__private::Machine for __mrtr_route::route {
                                 __mrtr_slot_5_value_2 = ::core::option::Option::Some(
                                     __mrtr_value_2,
                                 );
-                                __mrtr_pc = 4u32;
+                                __mrtr_pc = 5u32;
                                 continue '__mrtr_machine;
                             }
                         }
-                        4u32 => {
+                        5u32 => {
                             #[allow(unused_mut, unused_variables)]
                             let __mrtr_value_2 = __mrtr_try!(
                                 __mrtr_private::unslot(& mut __mrtr_slot_5_value_2,

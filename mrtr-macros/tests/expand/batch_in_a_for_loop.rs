@@ -39,7 +39,7 @@ impl ::mrtr::__private::Machine for __mrtr_order::order {
     fn resume_points(&self) -> &'static [::mrtr::__private::ResumePoint] {
         const POINTS: &[::mrtr::__private::ResumePoint] = &[
             ::mrtr::__private::ResumePoint {
-                pc: 4u32,
+                pc: 3u32,
                 id: 132442184u32,
                 label: "ask size, extra in for",
             },
@@ -210,7 +210,7 @@ impl ::mrtr::__private::Machine for __mrtr_order::order {
                 let mut __mrtr_pc: u32 = __mrtr_pc_in;
                 match __mrtr_pc {
                     0 => {}
-                    4u32 => {
+                    3u32 => {
                         __mrtr_try!(
                             __mrtr_private::check_kept_types(__mrtr_kept_types_in, {
                             static __MRTR_KEPT_TYPES : ::std::sync::OnceLock < u32 > =
@@ -305,7 +305,7 @@ impl ::mrtr::__private::Machine for __mrtr_order::order {
                                         );
                                         __mrtr_suspended = ::core::option::Option::Some(
                                             __mrtr_private::Suspension::new(
-                                                    4u32,
+                                                    3u32,
                                                     __mrtr_frame_out.into_value(),
                                                 )
                                                 .keeping(
@@ -352,11 +352,11 @@ impl ::mrtr::__private::Machine for __mrtr_order::order {
                                 __mrtr_slot_2_iter_1 = ::core::option::Option::Some(
                                     __mrtr_iter_1,
                                 );
-                                __mrtr_pc = 3u32;
+                                __mrtr_pc = 4u32;
                                 continue '__mrtr_machine;
                             }
                         }
-                        4u32 => {
+                        3u32 => {
                             #[allow(unused_mut, unused_variables)]
                             let item = __mrtr_try!(
                                 __mrtr_private::unslot(& mut __mrtr_slot_3_item, "item")
@@ -381,11 +381,11 @@ impl ::mrtr::__private::Machine for __mrtr_order::order {
                             #[allow(unreachable_code)]
                             {
                                 __mrtr_slot_1_lines = ::core::option::Option::Some(lines);
-                                __mrtr_pc = 3u32;
+                                __mrtr_pc = 4u32;
                                 continue '__mrtr_machine;
                             }
                         }
-                        3u32 => {
+                        4u32 => {
                             __mrtr_pc = 1u32;
                             continue '__mrtr_machine;
                         }
