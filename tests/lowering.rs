@@ -1384,7 +1384,7 @@ async fn a_moved_value_may_be_assigned_again_after_an_ask() {
 /// a method call, which the attribute cannot see) never crosses one.
 #[mrtr::tool]
 async fn first_name(args: Flag) -> Result<String, ToolError> {
-    let names = vec![String::from("ada"), String::from("alan")];
+    let names = [String::from("ada"), String::from("alan")];
     let first = names.first();
     if args.flag {
         let name = ask!(elicit::form::<Number>("Name?"));
