@@ -1,8 +1,8 @@
 //! Which bindings each block needs on entry: the classic backward dataflow over the blocks,
 //! `live_in(B) = (used(B) − declared(B)) ∪ ⋃ (live_in(S) − declared(B))` for each successor S,
-//! where a binding B assigns before reading it counts as declared unless a block B may leave to
-//! before the assignment needs it. Parameters are left out: every block that uses one rebuilds
-//! it from the request.
+//! where a binding that B assigns before reading it counts as declared in B, unless a block
+//! that B may leave to before the assignment needs it. Parameters are left out: every block
+//! that uses one rebuilds it from the request.
 
 use std::collections::BTreeSet;
 
