@@ -123,8 +123,10 @@ pub const FEATURES: &[(&str, bool, &str)] = &[
     (
         "user_types",
         true,
-        "a BTreeMap, a struct with its own Drop, a struct whose String field is moved out \
-         (with moves) while its number is read after asks",
+        "locals of three user types kept across asks: `Map` (a BTreeMap<String, i64>), `Guard` \
+         (a struct with its own Drop) and `Pair`, read in numbers (a fold of the map's values, \
+         `.n`); with `moves`, also moved whole, and `let w = p.name;` moves a Pair's String \
+         field out while `p.n` is still read",
     ),
     (
         "spent_range",
@@ -389,6 +391,8 @@ struct LoopCtx {
     value: Option<Ty>,
     /// A labelled block: only a labelled `break` reaches it, and no `continue`.
     block: bool,
+    /// The index in `scopes` of the loop's body (its pattern's bindings included).
+    body: usize,
 }
 
 /// Generates one body.
@@ -624,7 +628,12 @@ impl<'f> Gen<'f> {
         let mut seen = BTreeSet::new();
         let mut reads = Vec::new();
         // Only the innermost binding of a name is in force, moved out of or not.
-        for var in self.scopes.iter().rev().flat_map(|scope| scope.iter().rev()) {
+        for var in self
+            .scopes
+            .iter()
+            .rev()
+            .flat_map(|scope| scope.iter().rev())
+        {
             if !seen.insert(var.name.clone()) {
                 continue;
             }
@@ -1098,6 +1107,14 @@ impl<'f> Gen<'f> {
         if ctx.block && ctx.label.is_none() {
             return self.early_return();
         }
+        // mrtr refuses by design (README, FINDINGS.md "Still refused") a statement that reads a
+        // kept value and jumps out of a loop that asks from under an inner binding of the same
+        // name: the machine cannot put the kept value away before that statement. Whether the
+        // statement reads the outer value is not tracked here, so no jump out of a loop is
+        // made from under a binding, inside the loop's body, that hides one from outside it.
+        if !ctx.block && self.hides_outer(ctx.body) {
+            return self.early_return();
+        }
         // An unlabelled jump targets the innermost loop, and is an error (E0695) inside a
         // labelled block; a labelled block needs its label.
         let innermost_loop = self.loops.iter().rposition(|c| !c.block);
@@ -1119,6 +1136,21 @@ impl<'f> Gen<'f> {
             }
             None => format!("break{label};"),
         }
+    }
+
+    /// Whether a binding of a scope nested in the body at `scopes[body]` (not the body's own:
+    /// its statements and the loop's pattern) hides one declared outside the loop.
+    fn hides_outer(&self, body: usize) -> bool {
+        let outside: BTreeSet<&str> = self.scopes[..body.min(self.scopes.len())]
+            .iter()
+            .flatten()
+            .map(|var| var.name.as_str())
+            .collect();
+        self.scopes
+            .iter()
+            .skip(body + 1)
+            .flatten()
+            .any(|var| outside.contains(var.name.as_str()))
     }
 
     fn can_diverge(&self) -> bool {
@@ -1877,6 +1909,8 @@ impl<'f> Gen<'f> {
             label: label.clone(),
             value: value.as_ref().map(|(_, ty)| *ty),
             block: false,
+            // The body is the next scope opened.
+            body: self.scopes.len(),
         };
         // Each iteration may use body_budget rounds; a condition ask adds one per evaluation.
         let ask_cond = budget >= iterations + 2 && self.f.on("ask_cond") && self.rng.chance(30);
@@ -2051,6 +2085,7 @@ impl<'f> Gen<'f> {
             label: Some(label.clone()),
             value: Some(ty),
             block: true,
+            body: self.scopes.len() - 1,
         });
         let c = self.expr(Ty::Bool, 1);
         let v = self.expr(ty, 1);
