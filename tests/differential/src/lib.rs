@@ -69,6 +69,34 @@ pub struct Item {
     pub tag: char,
 }
 
+/// A map kept across asks (ordered: a `HashMap`'s order is not kept, see the README's rules).
+pub type Map = std::collections::BTreeMap<String, i64>;
+
+/// A value with its own `Drop`, which Rust never lets a field be moved out of: kept whole.
+/// Its drop has no visible effect (a kept value is dropped once per round: README's rules).
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Guard {
+    /// A number.
+    pub n: i64,
+    /// A label.
+    pub label: String,
+}
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        self.n = 0;
+    }
+}
+
+/// A struct whose `name` the bodies move out while they read `n` after asks.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Pair {
+    /// A name, moved out.
+    pub name: String,
+    /// A number, read after the move.
+    pub n: i64,
+}
+
 thread_local! {
     static TRACE: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
     static SCRIPT: RefCell<Option<Script>> = const { RefCell::new(None) };
