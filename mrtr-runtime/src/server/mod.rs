@@ -21,6 +21,8 @@ mod task_listen;
 mod tasks;
 
 pub use builder::{BuildError, DEFAULT_MAX_ROUNDS, ServerBuilder};
+// The rmcp host drops a round when rmcp cancels its request.
+#[cfg(feature = "rmcp")]
 pub(crate) use dispatch::until_cancelled;
 pub use instance::{Server, ServerInfo};
 pub use task_listen::{MAX_LISTENED_TASKS, TaskListener};
