@@ -439,6 +439,66 @@ async fn a_partly_moved_value_keeps_the_fields_read_later() {
     );
 }
 
+/// A field of a field moved out (issue 25, class 7): the paths read later travel, and the value
+/// comes back as a struct of structs.
+struct Order {
+    customer: Person,
+    tag: String,
+}
+
+#[mrtr::tool]
+async fn nested_partly_moved(args: Flag) -> Result<String, ToolError> {
+    let mut order = Order {
+        customer: person(),
+        tag: "gift".to_owned(),
+    };
+    let name = order.customer.name;
+    if args.flag {
+        let extra = ask!(elicit::form::<Number>("More visits?"))
+            .accepted()?
+            .value;
+        order.customer.visits += extra as u32;
+    }
+    let notes = order.customer.notes.len();
+    let last = ask!(last = elicit::form::<Number>("Last?"))
+        .accepted()?
+        .value;
+    Ok(format!(
+        "{name} {} {} {} {notes} {last}",
+        order.customer.email, order.customer.visits, order.tag
+    ))
+}
+
+#[tokio::test]
+async fn a_field_of_a_field_moved_out_keeps_the_paths_read_later() {
+    assert_eq!(
+        text(
+            nested_partly_moved,
+            json!({ "flag": true }),
+            &[number(2), number(7)]
+        )
+        .await,
+        "Ada ada@example.com 3 gift 1 7"
+    );
+    assert_eq!(
+        text(nested_partly_moved, json!({ "flag": false }), &[number(7)]).await,
+        "Ada ada@example.com 1 gift 1 7"
+    );
+    let round = Harness::tool(nested_partly_moved)
+        .call(json!({ "flag": true }))
+        .await;
+    assert_eq!(
+        round.kept(),
+        json!({
+            "order.customer.visits": 1,
+            "order.customer.email": "ada@example.com",
+            "order.customer.notes": ["first"],
+            "order.tag": "gift",
+            "name": "Ada"
+        })
+    );
+}
+
 // ---------------------------------------------------------------- 9. arguments checked first
 
 static SIDE_EFFECTS: AtomicUsize = AtomicUsize::new(0);

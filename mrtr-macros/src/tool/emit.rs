@@ -14,6 +14,7 @@ use proc_macro2::{Ident, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned};
 use syn::{Pat, Type};
 
+use super::fields::FieldPath;
 use super::ir::{BlockId, Branch, BranchShape, Code, Flow, Node, Program};
 use super::lower::{HOLE, guard_ident, witness_ident};
 use super::plan::{self, Entry, Held, Layout};
@@ -34,16 +35,16 @@ pub(crate) struct Emitter<'a> {
     pub(crate) order: &'a [BlockId],
     pub(crate) args: Option<ArgsParam<'a>>,
     pub(crate) frame_names: HashMap<BindingId, String>,
-    /// Bindings kept field by field (see `fields.rs`), with their kept fields.
-    pub(crate) fields: HashMap<BindingId, Vec<Ident>>,
+    /// Bindings kept field by field (see `fields.rs`), with the field paths they keep.
+    pub(crate) fields: HashMap<BindingId, Vec<FieldPath>>,
 }
 
 /// One slot of a binding: the whole value, or one field of a value kept field by field.
 struct Slot {
     ident: Ident,
-    /// The name in the frame (`name`, or `name.field`).
+    /// The name in the frame (`name`, `name.field` or `name.field.inner`).
     frame: String,
-    field: Option<Ident>,
+    field: Option<FieldPath>,
 }
 
 /// A span resolving like the generated code but pointing at `binding`, so that a kept value's
@@ -108,17 +109,17 @@ impl Emitter<'_> {
                 frame,
                 field: None,
             }],
-            Some(fields) => fields
+            Some(paths) => paths
                 .iter()
-                .map(|field| Slot {
+                .map(|path| Slot {
                     ident: format_ident!(
                         "{}__{}",
                         ident,
-                        ident_name(field),
+                        joined(path, "__"),
                         span = Span::mixed_site()
                     ),
-                    frame: format!("{frame}.{}", ident_name(field)),
-                    field: Some(field.clone()),
+                    frame: format!("{frame}.{}", joined(path, ".")),
+                    field: Some(path.clone()),
                 })
                 .collect(),
         }
@@ -131,11 +132,66 @@ impl Emitter<'_> {
             .unwrap_or_else(|| ident_name(&self.program.bindings[id].ident))
     }
 
-    /// The struct a binding kept field by field is rebuilt as: generic over its fields' types.
-    fn fields_struct(&self, id: BindingId) -> Ident {
+    /// The struct a binding kept field by field is rebuilt as, generic over its fields' types;
+    /// a field split further (`prefix`, non-empty) is rebuilt as a struct of its own.
+    fn fields_struct(&self, id: BindingId, prefix: &[Ident]) -> Ident {
         let slot = self.slot(id).to_string();
         let name = slot.trim_start_matches("__mrtr_slot_");
-        format_ident!("__mrtr_fields_{}", name, span = Span::mixed_site())
+        let nested: String = prefix
+            .iter()
+            .map(|field| format!("__{}", ident_name(field)))
+            .collect();
+        format_ident!(
+            "__mrtr_fields_{}{}",
+            name,
+            nested,
+            span = Span::mixed_site()
+        )
+    }
+
+    /// The rebuilt structs of a binding kept field by field: one for the value, one for each
+    /// field split further.
+    fn fields_structs(&self, id: BindingId, paths: &[FieldPath]) -> TokenStream {
+        split_fields(paths)
+            .into_iter()
+            .map(|(prefix, fields)| {
+                let name = self.fields_struct(id, &prefix);
+                let types: Vec<Ident> = (0..fields.len())
+                    .map(|index| format_ident!("__MrtrField{}", index))
+                    .collect();
+                quote! {
+                    #[allow(non_camel_case_types)]
+                    struct #name<#(#types),*> { #(#fields: #types),* }
+                }
+            })
+            .collect()
+    }
+
+    /// The value rebuilt from its slots under `prefix`: `S { a: .., item: S_item { .. } }`
+    /// (`structs` is [`split_fields`] of the kept paths).
+    fn rebuild(
+        &self,
+        id: BindingId,
+        prefix: &[Ident],
+        structs: &[(Vec<Ident>, Vec<Ident>)],
+        slots: &[Slot],
+    ) -> TokenStream {
+        let fields = structs
+            .iter()
+            .find(|(split, _)| split.as_slice() == prefix)
+            .map_or(&[][..], |(_, fields)| fields.as_slice());
+        let values = fields.iter().map(|field| {
+            let mut path = prefix.to_vec();
+            path.push(field.clone());
+            match slots.iter().find(|slot| slot.field.as_ref() == Some(&path)) {
+                Some(Slot { ident, frame, .. }) => {
+                    quote!(__mrtr_try!(__mrtr_private::unslot(&mut #ident, #frame)))
+                }
+                None => self.rebuild(id, &path, structs, slots),
+            }
+        });
+        let name = self.fields_struct(id, prefix);
+        quote!(#name { #(#fields: #values),* })
     }
 
     /// Moves a held value into its slots: `slot = Some(value)`, or a slot per kept field.
@@ -148,7 +204,7 @@ impl Emitter<'_> {
                      ident: slot, field, ..
                  }| match field {
                     None => quote!(#slot = ::core::option::Option::Some(#ident);),
-                    Some(field) => quote!(#slot = ::core::option::Option::Some(#ident.#field);),
+                    Some(path) => quote!(#slot = ::core::option::Option::Some(#ident #(.#path)*);),
                 },
             )
             .collect()
@@ -172,17 +228,7 @@ impl Emitter<'_> {
             .collect();
         let structs: Vec<TokenStream> = crossing
             .iter()
-            .filter_map(|id| {
-                let fields = self.fields.get(id)?;
-                let name = self.fields_struct(*id);
-                let types: Vec<Ident> = (0..fields.len())
-                    .map(|index| format_ident!("__MrtrField{}", index))
-                    .collect();
-                Some(quote! {
-                    #[allow(non_camel_case_types)]
-                    struct #name<#(#types),*> { #(#fields: #types),* }
-                })
-            })
+            .filter_map(|id| Some(self.fields_structs(*id, self.fields.get(id)?)))
             .collect();
         let witnesses = self
             .program
@@ -398,7 +444,7 @@ impl Emitter<'_> {
                 let slot = Ident::new(&ident.to_string(), slot_span);
                 let name = match &field {
                     None => ident_name(binding),
-                    Some(field) => format!("{}.{}", ident_name(binding), ident_name(field)),
+                    Some(path) => format!("{}.{}", ident_name(binding), joined(path, ".")),
                 };
                 let message = format!(
                     "`{name}` cannot live across an `ask!`: its type `{{Self}}` is not `Send`"
@@ -558,11 +604,7 @@ impl Emitter<'_> {
         let slots = self.slots(id);
         let value = match self.fields.get(&id) {
             None => unslot(&slots[0]),
-            Some(fields) => {
-                let name = self.fields_struct(id);
-                let values = slots.iter().map(unslot);
-                quote!(#name { #(#fields: #values),* })
-            }
+            Some(paths) => self.rebuild(id, &[], &split_fields(paths), &slots),
         };
         quote! {
             #[allow(unused_mut, unused_variables)]
@@ -893,4 +935,32 @@ fn after_saves(scrutinee: TokenStream, saves: &TokenStream) -> TokenStream {
 
 fn ident_name(ident: &Ident) -> String {
     ident.unraw().to_string()
+}
+
+/// A field path's names joined by `separator`.
+fn joined(path: &[Ident], separator: &str) -> String {
+    path.iter()
+        .map(ident_name)
+        .collect::<Vec<_>>()
+        .join(separator)
+}
+
+/// The structs a value kept along `paths` is rebuilt from: for the value (prefix `[]`) and for
+/// each field split further, its prefix and its fields in the order first read.
+fn split_fields(paths: &[FieldPath]) -> Vec<(Vec<Ident>, Vec<Ident>)> {
+    let mut structs: Vec<(Vec<Ident>, Vec<Ident>)> = Vec::new();
+    for path in paths {
+        for depth in 0..path.len() {
+            let (prefix, field) = (&path[..depth], &path[depth]);
+            match structs
+                .iter_mut()
+                .find(|(known, _)| known.as_slice() == prefix)
+            {
+                Some((_, fields)) if fields.contains(field) => {}
+                Some((_, fields)) => fields.push(field.clone()),
+                None => structs.push((prefix.to_vec(), vec![field.clone()])),
+            }
+        }
+    }
+    structs
 }

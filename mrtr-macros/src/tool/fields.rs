@@ -2,7 +2,9 @@
 //! `person` is partly moved, and only `email` is read later. Such a value cannot go into its
 //! slot whole, so when every use of a binding reads a named field, the fields read after the
 //! first place the machine may put it away travel in slots of their own, and the blocks that
-//! take it back rebuild a struct with just those fields.
+//! take it back rebuild a struct with just those fields. Fields of fields work the same way
+//! (`order.item.name` moved, `order.item.price` read later): each path read later is a slot,
+//! and the rebuilt struct nests one struct per field that is itself split.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -12,18 +14,23 @@ use quote::ToTokens;
 use super::ir::{Branch, BranchShape, Code, Node, Program};
 use super::scope::{BindingId, BindingKind, format_captures};
 
-/// For each crossing binding kept field by field, the fields it keeps (in source order).
+/// A field read through a binding: `person.email` is `[email]`, `order.item.price` is
+/// `[item, price]`.
+pub(crate) type FieldPath = Vec<Ident>;
+
+/// For each crossing binding kept field by field, the paths it keeps (in source order; none is
+/// a prefix of another).
 pub(crate) fn kept_by_field(
     program: &Program,
     crossing: &BTreeSet<BindingId>,
-) -> HashMap<BindingId, Vec<Ident>> {
+) -> HashMap<BindingId, Vec<FieldPath>> {
     crossing
         .iter()
         .filter_map(|id| Some((*id, fields_of(program, *id)?)))
         .collect()
 }
 
-fn fields_of(program: &Program, id: BindingId) -> Option<Vec<Ident>> {
+fn fields_of(program: &Program, id: BindingId) -> Option<Vec<FieldPath>> {
     let binding = &program.bindings[id];
     let name = binding.ident.to_string();
     // One binding of that name in the whole body: every occurrence of the name is this one.
@@ -63,9 +70,21 @@ fn fields_of(program: &Program, id: BindingId) -> Option<Vec<Ident>> {
     if !scan.read_early {
         return None;
     }
-    let mut fields: Vec<(usize, Ident)> = scan.fields.into_values().collect();
+    // A path read whole keeps everything under it (`item` and `item.price`: `item`).
+    let paths: Vec<&String> = scan.fields.keys().collect();
+    let covered = |path: &String| {
+        paths
+            .iter()
+            .any(|other| path.len() > other.len() && path.starts_with(&format!("{other}.")))
+    };
+    let mut fields: Vec<(usize, FieldPath)> = scan
+        .fields
+        .iter()
+        .filter(|(path, _)| !covered(path))
+        .map(|(_, field)| field.clone())
+        .collect();
     fields.sort_by_key(|(order, _)| *order);
-    (!fields.is_empty()).then(|| fields.into_iter().map(|(_, field)| field).collect())
+    (!fields.is_empty()).then(|| fields.into_iter().map(|(_, path)| path).collect())
 }
 
 /// Whether emitting `node` may move values into their slots and take them back.
@@ -89,8 +108,8 @@ struct Scan<'a> {
     read_early: bool,
     /// Whether the tokens being scanned are a formatting macro's arguments.
     borrowed: bool,
-    /// Field name → (first position seen, field).
-    fields: BTreeMap<String, (usize, Ident)>,
+    /// Path (`item.price`) → (first position seen, path).
+    fields: BTreeMap<String, (usize, FieldPath)>,
 }
 
 impl Scan<'_> {
@@ -190,16 +209,19 @@ impl Scan<'_> {
                     {
                         continue;
                     }
-                    let field = named_field(&tokens[index + 1..])?;
+                    let path = field_path(&tokens[index + 1..])?;
                     let moved = !self.borrowed
                         && !is_punct(before, '&')
-                        && !borrows_field(&tokens[index + 3..]);
+                        && !borrows_field(&tokens[index + 1 + 2 * path.len()..]);
                     self.read_early |= !self.counting && moved;
                     if self.counting {
                         let order = self.fields.len();
-                        self.fields
-                            .entry(field.to_string())
-                            .or_insert((order, field.clone()));
+                        let key = path
+                            .iter()
+                            .map(Ident::to_string)
+                            .collect::<Vec<_>>()
+                            .join(".");
+                        self.fields.entry(key).or_insert((order, path));
                     }
                 }
                 _ => {}
@@ -259,8 +281,19 @@ fn mentions(token: &TokenTree, name: &str) -> bool {
     }
 }
 
-/// The field in `.field` at the start of `after`, if that is a field read (not `.0`, a method
-/// call, `.await` or a range).
+/// The fields in `.item.price` at the start of `after`, as far as they are field reads; `None`
+/// if the first is not one (`.0`, a method call, `.await` or a range).
+fn field_path(after: &[TokenTree]) -> Option<FieldPath> {
+    let mut path = Vec::new();
+    let mut rest = after;
+    while let Some(field) = named_field(rest) {
+        path.push(field.clone());
+        rest = &rest[2..];
+    }
+    (!path.is_empty()).then_some(path)
+}
+
+/// The field in `.field` at the start of `after`, if that is a field read.
 fn named_field(after: &[TokenTree]) -> Option<&Ident> {
     let [TokenTree::Punct(dot), TokenTree::Ident(field), rest @ ..] = after else {
         return None;
