@@ -1437,6 +1437,76 @@ async fn a_moved_value_may_be_assigned_again_after_an_ask() {
     );
 }
 
+// ---------------------------------------------------------------- issue 25. put away in a loop's arm
+
+/// A kept value put away before a `match` in a loop that asks, one arm of which hides its name:
+/// the loop body's end put it away again from a binding already moved (E0382 at the `let`,
+/// differential seed 8014). Also a closure parameter of that name in the scrutinee, which
+/// needs no saving at all.
+#[mrtr::tool]
+async fn put_away_in_a_loop_arm() -> Result<String, ToolError> {
+    let first = ask!(elicit::form::<Number>("first?")).accepted()?.value;
+    let name = format!("n{first}");
+    let mut seen = Vec::new();
+    let mut queue = vec![0i64, 3, 7];
+    while let Some(a) = queue.pop() {
+        let step: String = match [a].iter().map(|name: &i64| name + 1).sum::<i64>() {
+            1 => format!("{name}:{a}"),
+            2..=4 => {
+                let more = ask!(more = elicit::form::<Number>("more?"))
+                    .accepted()?
+                    .value;
+                seen.push(format!("{name}+{more}"));
+                break;
+            }
+            _ => {
+                let name = a * 2;
+                name.to_string()
+            }
+        };
+        seen.push(step);
+    }
+    Ok(format!("{name} {seen:?}"))
+}
+
+#[mrtr::tool]
+async fn closure_parameter_in_a_loop_scrutinee() -> Result<String, ToolError> {
+    let first = ask!(elicit::form::<Number>("first?")).accepted()?.value;
+    let name = format!("n{first}");
+    let mut seen = Vec::new();
+    let mut queue = vec![0i64, 7];
+    while let Some(a) = queue.pop() {
+        let step: String = match [a].iter().map(|name: &i64| name + 1).sum::<i64>() {
+            1 => {
+                let more = ask!(more = elicit::form::<Number>("more?"))
+                    .accepted()?
+                    .value;
+                format!("{name}+{more}")
+            }
+            _ => format!("{name}:{a}"),
+        };
+        seen.push(step);
+    }
+    Ok(format!("{name} {seen:?}"))
+}
+
+#[tokio::test]
+async fn a_value_put_away_in_a_loop_arm_comes_back() {
+    assert_eq!(
+        text(put_away_in_a_loop_arm, json!({}), &[number(1), number(5)]).await,
+        "n1 [\"14\", \"n1+5\"]"
+    );
+    assert_eq!(
+        text(
+            closure_parameter_in_a_loop_scrutinee,
+            json!({}),
+            &[number(2), number(9)]
+        )
+        .await,
+        "n2 [\"n2:7\", \"n2+9\"]"
+    );
+}
+
 // ---------------------------------------------------------------- issue 25. a borrow across a join
 
 /// Every arm that asks returns after its ask: the code after the `if` is reached only from

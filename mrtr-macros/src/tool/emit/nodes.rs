@@ -160,17 +160,21 @@ impl Emitter<'_> {
                 completes = true;
                 self.fill(&arm_held, tail)
             });
-            arms.push((retake, code, tail, completes, arm_held));
+            let ends_with_construct =
+                tail.is_none() && matches!(nodes.last(), Some(Node::Branch(_)));
+            arms.push((retake, code, tail, completes, arm_held, ends_with_construct));
         }
-        let completes = arms.iter().any(|(_, _, _, completes, _)| *completes);
+        let completes = arms.iter().any(|(_, _, _, completes, _, _)| *completes);
         let kept_by_all = Layout::kept_by_all(
             held,
             arms.iter()
-                .filter(|(_, _, _, completes, _)| *completes)
-                .map(|(_, _, _, _, arm)| arm),
+                .filter(|(_, _, _, completes, _, _)| *completes)
+                .map(|(_, _, _, _, arm, _)| arm),
         );
         let mut bodies = Vec::new();
-        for ((retake, code, tail, completes, arm_held), arm) in arms.into_iter().zip(&branch.arms) {
+        for ((retake, code, tail, completes, arm_held, ends_with_construct), arm) in
+            arms.into_iter().zip(&branch.arms)
+        {
             let put_away =
                 Layout::put_away(held, &early, &arm_held, completes, &kept_by_all, live_out);
             // Refused by `check` before emission.
@@ -184,9 +188,12 @@ impl Emitter<'_> {
                 Some(tail) => quote!(#retake #code #tail),
                 // An arm ending with a construct kept in place has that construct's value: the
                 // arm's code becomes a block, so that the values are put away after it.
-                None if !put_away.is_empty() => {
+                None if !put_away.is_empty() && ends_with_construct => {
                     quote!(#retake let #value = { #code }; #saves #value)
                 }
+                // Its value is `()`: the values are put away after its code, in its scope,
+                // where what the code took back is still held.
+                None if !put_away.is_empty() => quote!(#retake #code #saves),
                 None => quote!(#retake #code),
             };
             bodies.push(body);

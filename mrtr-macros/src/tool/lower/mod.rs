@@ -349,7 +349,9 @@ fn place_answer(expr: &mut Expr, answer: &TokenStream) {
     }
 }
 
-/// Every name a construct binds anywhere inside (patterns, `let`s, closure parameters).
+/// Every name a construct binds inside where the machine may put a value away (patterns and
+/// `let`s). A closure's parameters and `let`s scope over none: a value is never put away
+/// inside a closure, which cannot ask.
 fn declared_names(expr: &Expr) -> BTreeSet<String> {
     struct Names(BTreeSet<String>);
     impl<'a> Visit<'a> for Names {
@@ -357,6 +359,7 @@ fn declared_names(expr: &Expr) -> BTreeSet<String> {
             self.0.insert(pat.ident.to_string());
             syn::visit::visit_pat_ident(self, pat);
         }
+        fn visit_expr_closure(&mut self, _: &'a syn::ExprClosure) {}
         fn visit_item(&mut self, _: &'a syn::Item) {}
     }
     let mut names = Names(BTreeSet::new());
