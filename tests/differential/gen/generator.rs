@@ -164,11 +164,25 @@ pub const FEATURES: &[(&str, bool, &str)] = &[
         true,
         "ask! as an arm's value, a block's tail, in return Ok(..), after += / -=, in an if let or while let chain",
     ),
+    (
+        "borrows",
+        true,
+        "borrows of a non-Copy local (`&v`, `v.first()`, `v.iter().max()`, `&v[..]`, `m.get(..)`, \
+         `&p.name`), read after an `if` or `match` whose arms that ask all diverge after their \
+         ask (as a statement, or as the value of `let x = if ..`), or read before the next ask; \
+         and in expressions (`v.iter().max().copied()..`, `{ let r = &v; r.len() as i64 }`)",
+    ),
+    (
+        "borrow_hidden",
+        false,
+        "with `borrows`, an arm of such a construct re-binds the borrowed local's name \
+         (FINDINGS.md 16, open)",
+    ),
 ];
 
 /// Features that generate a shape of an open finding (FINDINGS.md): `all` leaves them out,
 /// `+name` turns one on.
-pub const OPEN_FINDINGS: &[&str] = &[];
+pub const OPEN_FINDINGS: &[&str] = &["borrow_hidden"];
 
 /// A `match` arm's pattern, and the binding it introduces with its type.
 type MatchArm = (String, Option<(String, Ty)>);
@@ -409,6 +423,9 @@ pub struct Gen<'f> {
     depth: u32,
     /// The number of `ask!`s in the body (rounds are bounded separately).
     pub asks: u32,
+    /// Names no new binding may take: locals borrowed across the construct being written
+    /// (`borrows` without `borrow_hidden`).
+    no_hide: Vec<String>,
 }
 
 const POOL: &[&str] = &["a", "b", "x", "y", "v"];
@@ -428,6 +445,7 @@ impl<'f> Gen<'f> {
             fresh: 0,
             depth: 0,
             asks: 0,
+            no_hide: Vec::new(),
         }
     }
 
@@ -558,7 +576,9 @@ impl<'f> Gen<'f> {
                     .last()
                     .is_some_and(|scope| scope.iter().any(|v| v.name == name));
             let visible = self.visible().iter().any(|v| v.name == name);
-            let allowed = if current {
+            let allowed = if self.no_hide.contains(&name) {
+                false
+            } else if current {
                 self.f.on("shadow_same")
             } else if visible {
                 self.f.on("shadow_inner")
@@ -685,9 +705,23 @@ impl<'f> Gen<'f> {
                         true => "q".to_owned(),
                         false => self.rng.pick(&vars).name.clone(),
                     };
+                    let param = if self.no_hide.contains(&param) {
+                        "q".to_owned()
+                    } else {
+                        param
+                    };
                     format!(
                         "[{a}, 2].iter().map(|{param}: &i64| {param}.wrapping_add(1)).fold(0i64, i64::wrapping_add)"
                     )
+                }
+                0 if deep && self.f.on("borrows") && self.rng.chance(40) => {
+                    match self.borrowable() {
+                        vars if !vars.is_empty() => {
+                            let var = self.rng.pick(&vars).clone();
+                            self.borrow_number(&var)
+                        }
+                        _ => self.lit_i64(),
+                    }
                 }
                 0 if deep && self.f.on("user_types") && self.rng.chance(50) => {
                     match self.user_type_number() {
@@ -1182,6 +1216,9 @@ impl<'f> Gen<'f> {
         if self.f.on("moves") && roll.is_multiple_of(4) && !self.movable(None).is_empty() {
             return self.move_stmt(budget, ask);
         }
+        if self.f.on("borrows") && roll % 12 == 1 && !self.borrowable().is_empty() {
+            return self.borrow_stmt(budget, ask);
+        }
         match roll {
             0..=14 => {
                 self.trace();
@@ -1270,6 +1307,227 @@ impl<'f> Gen<'f> {
                 0
             }
         }
+    }
+
+    // ------------------------------------------------------------ borrows
+
+    /// The visible non-`Copy` locals a borrow may be made of (`borrows`).
+    fn borrowable(&self) -> Vec<Var> {
+        self.visible()
+            .into_iter()
+            .filter(|var| {
+                matches!(
+                    var.ty,
+                    Ty::Str | Ty::VecI64 | Ty::Items | Ty::Map | Ty::Guard | Ty::Pair
+                )
+            })
+            .collect()
+    }
+
+    /// A borrow of `var` (the value of a `let`) and a number read through it, with `{r}` for
+    /// the borrow's name.
+    fn borrow_of(&mut self, var: &Var) -> (String, &'static str) {
+        let v = &var.name;
+        match (var.ty, self.rng.below(3)) {
+            (Ty::Str, 0) => (format!("&{v}"), "({r}.len() as i64)"),
+            (Ty::Str, 1) => (format!("{v}.as_str()"), "({r}.len() as i64)"),
+            (Ty::Str, _) => (format!("&{v}[..]"), "{r}.chars().count() as i64"),
+            (Ty::VecI64, 0) => (
+                format!("&{v}"),
+                "{r}.iter().fold(0i64, |q, w| q.wrapping_add(*w))",
+            ),
+            (Ty::VecI64, 1) => (format!("{v}.first()"), "{r}.copied().unwrap_or(-1)"),
+            (Ty::VecI64, _) => (format!("{v}.iter().max()"), "{r}.map_or(-2, |q| *q)"),
+            (Ty::Items, 0) => (format!("&{v}"), "({r}.len() as i64)"),
+            (Ty::Items, 1) => (format!("{v}.first()"), "{r}.map_or(-1, |q| q.id)"),
+            (Ty::Items, _) => (
+                format!("{v}.iter().max_by_key(|q| q.id)"),
+                "{r}.map_or(-2, |q| q.id)",
+            ),
+            (Ty::Map, 0) => (format!("&{v}"), "({r}.len() as i64)"),
+            (Ty::Map, 1) => (format!("{v}.get(\"k\")"), "{r}.copied().unwrap_or(-1)"),
+            (Ty::Map, _) => (
+                format!("{v}.keys().next()"),
+                "{r}.map_or(-2, |q| q.len() as i64)",
+            ),
+            (Ty::Guard | Ty::Pair, 0) => (format!("&{v}"), "{r}.n"),
+            (Ty::Guard, _) => (format!("&{v}.label"), "({r}.len() as i64)"),
+            (_, _) => (format!("&{v}.name"), "({r}.len() as i64)"),
+        }
+    }
+
+    /// An `i64` read through a borrow of `var` made inside the expression.
+    fn borrow_number(&mut self, var: &Var) -> String {
+        let (init, number) = self.borrow_of(var);
+        if self.rng.chance(40) {
+            let r = self.fresh_name("r");
+            let number = number.replace("{r}", &r);
+            format!("{{ let {r} = {init}; {number} }}")
+        } else {
+            number.replace("{r}", &format!("({init})"))
+        }
+    }
+
+    /// A read of the borrow `r`: a trace, or an `i64` it gives a new local.
+    fn borrow_use(&mut self, r: &str, number: &str) {
+        let number = number.replace("{r}", r);
+        match self.rng.below(3) {
+            0 => {
+                let name = self.name_for_binding();
+                self.line(&format!("let {name}: i64 = {number};"));
+                self.declare(&name, Ty::I64, false);
+            }
+            1 => {
+                let id = self.next_id();
+                self.line(&format!("t(format!(\"L{id} {{}}\", {number}));"));
+            }
+            _ => {
+                let id = self.next_id();
+                if self.f.on("inline_capture") && self.rng.chance(50) {
+                    self.line(&format!("t(format!(\"L{id} {{{r}:?}}\"));"));
+                } else {
+                    self.line(&format!("t(format!(\"L{id} {{:?}}\", {r}));"));
+                }
+            }
+        }
+    }
+
+    /// The arm of a construct after a borrow that asks and then diverges: the borrow is not
+    /// live in it. Returns the rounds used.
+    fn asking_arm(&mut self, budget: u32) -> u32 {
+        self.trace();
+        if budget == 0 {
+            let d = self.diverging_or_return();
+            self.line(&d);
+            return 0;
+        }
+        if self.f.on("ask_positions") && self.rng.chance(25) {
+            let r = self.return_ask();
+            self.line(&r);
+            return 1;
+        }
+        self.site += 1;
+        self.asks += 1;
+        let site = self.site;
+        let q = self.question(site, 0, "N");
+        if self.rng.chance(50) {
+            // Often the name of a visible local: the arm hides it.
+            let name = self.name_for_binding();
+            self.line(&format!("let {name}: Answer<N> = ask!(k{site} = {q});"));
+            self.declare(&name, Ty::AnsN, false);
+        } else {
+            self.line(&format!("ask!(k{site} = {q});"));
+        }
+        let used = 1 + if self.rng.chance(50) {
+            self.stmts(budget - 1, 2)
+        } else {
+            0
+        };
+        let d = self.diverging_or_return();
+        self.line(&d);
+        used
+    }
+
+    /// The arm of such a construct that goes on: no ask, nothing that moves or changes the
+    /// borrowed local; may read the borrow.
+    fn quiet_arm(&mut self, borrow: Option<(&str, &str)>) {
+        self.trace();
+        if let Some((r, number)) = borrow
+            && self.rng.chance(50)
+        {
+            self.borrow_use(r, number);
+        }
+    }
+
+    /// `let r = <borrow of v>;`, then either a stretch without asks that reads it, or an `if`
+    /// / `match` whose arms that ask all diverge after their ask, and a read of `r` after it
+    /// (`borrows`). No ask happens while `r` is live. Returns the rounds used.
+    fn borrow_stmt(&mut self, budget: u32, ask: bool) -> u32 {
+        let vars = self.borrowable();
+        let var = self.rng.pick(&vars).clone();
+        let (init, number) = self.borrow_of(&var);
+        let r = self.fresh_name("r");
+        self.line(&format!("let {r} = {init};"));
+        let join = self.can_diverge() && self.rng.chance(70);
+        if !join {
+            // A stretch without asks.
+            for _ in 0..self.rng.below(2) {
+                self.trace();
+            }
+            self.borrow_use(&r, number);
+            if self.rng.chance(30) {
+                self.borrow_use(&r, number);
+            }
+            return 0;
+        }
+        let budget = if ask { budget } else { 0 };
+        let mut used = 0;
+        // A binding in the construct named like the borrowed local: the machine puts the
+        // local away before the construct (when it is kept after), which the borrow forbids
+        // (E0505 at the local's `let`: FINDINGS.md, finding 16).
+        let guarded = !self.f.on("borrow_hidden");
+        if guarded {
+            self.no_hide.push(var.name.clone());
+        }
+        match self.rng.below(3) {
+            0 => {
+                let c = self.expr(Ty::Bool, 1);
+                self.open(&format!("if {c} {{"));
+                used = used.max(self.asking_arm(budget));
+                if self.rng.chance(50) {
+                    self.close("} else {");
+                    self.scopes.push(Vec::new());
+                    self.indent += 1;
+                    self.quiet_arm(Some((&r, number)));
+                }
+                self.close("}");
+            }
+            1 => {
+                // The value of a `let`: the arm that goes on gives it, through the borrow.
+                let name = self.name_for_binding();
+                let c = self.expr(Ty::Bool, 1);
+                let asking_first = self.rng.chance(50);
+                self.open(&format!("let {name}: i64 = if {c} {{"));
+                if asking_first {
+                    used = used.max(self.asking_arm(budget));
+                } else {
+                    self.quiet_arm(None);
+                    self.line(&number.replace("{r}", &r));
+                }
+                self.close("} else {");
+                self.scopes.push(Vec::new());
+                self.indent += 1;
+                if asking_first {
+                    self.quiet_arm(None);
+                    self.line(&number.replace("{r}", &r));
+                } else {
+                    used = used.max(self.asking_arm(budget));
+                }
+                self.close("};");
+                self.declare(&name, Ty::I64, false);
+            }
+            _ => {
+                let e = self.expr(Ty::I64, 1);
+                self.line(&format!("match ({e}).rem_euclid(3) {{"));
+                self.indent += 1;
+                for (i, pattern) in ["0", "1", "_"].iter().enumerate() {
+                    self.open(&format!("{pattern} => {{"));
+                    if i == 1 || self.rng.chance(40) {
+                        self.quiet_arm(Some((&r, number)));
+                    } else {
+                        used = used.max(self.asking_arm(budget));
+                    }
+                    self.close("}");
+                }
+                self.indent -= 1;
+                self.line("}");
+            }
+        }
+        if guarded {
+            self.no_hide.pop();
+        }
+        self.borrow_use(&r, number);
+        used
     }
 
     fn annotate(&mut self, ty: Ty) -> String {
