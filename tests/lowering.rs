@@ -1507,6 +1507,54 @@ async fn a_value_put_away_in_a_loop_arm_comes_back() {
     );
 }
 
+/// Moved away after an `if` whose asking arm returns, then hidden by a `let` in a later arm
+/// that asks (FINDINGS 18): the code after the `if` shares its block with the resume point
+/// that reads the value, so the value counted as needed and was put away again, from a
+/// binding already moved (E0382). What the code from the `let` on needs decides now.
+#[mrtr::tool]
+async fn moved_after_a_returning_arm(args: Flag) -> Result<String, ToolError> {
+    let word = String::from("w");
+    let length: usize = if args.flag {
+        let early = ask!(early = elicit::form::<Number>("early?"))
+            .accepted()?
+            .value;
+        return Ok(format!("{word} {early}"));
+    } else {
+        word.len()
+    };
+    let kept = word;
+    if !args.flag {
+        let word = 2;
+        let more = ask!(more = elicit::form::<Number>("more?"))
+            .accepted()?
+            .value;
+        return Ok(format!("{kept} {length} {word} {more}"));
+    }
+    Ok(kept)
+}
+
+#[tokio::test]
+async fn a_value_moved_after_a_returning_arm_is_not_put_away_again() {
+    assert_eq!(
+        text(
+            moved_after_a_returning_arm,
+            json!({ "flag": false }),
+            &[number(4)]
+        )
+        .await,
+        "w 1 2 4"
+    );
+    assert_eq!(
+        text(
+            moved_after_a_returning_arm,
+            json!({ "flag": true }),
+            &[number(3)]
+        )
+        .await,
+        "w 3"
+    );
+}
+
 // ---------------------------------------------------------------- issue 25. a borrow across a join
 
 /// Every arm that asks returns after its ask: the code after the `if` is reached only from

@@ -344,13 +344,14 @@ impl Walk<'_> {
                 diverge,
                 declares,
                 hides,
+                needed_after,
                 ..
             } => {
                 let codes: Vec<&Code> = std::iter::once(init).chain(diverge.as_ref()).collect();
                 let (hidden, back) = layout.hidden_at_exits(held, &codes, declares);
                 remove(held, &hidden);
                 self.fill(held, init);
-                let hidden = layout.hidden_by_let(held, hides, live_out);
+                let hidden = layout.hidden_by_let(held, hides, live_out, needed_after);
                 if let Some(diverge) = diverge {
                     let mut diverge_held = held.clone();
                     diverge_held

@@ -40,6 +40,9 @@ pub(crate) enum Node {
         /// Bindings of enclosing scopes this `let` hides. One the machine still needs is saved
         /// just before it is hidden, after the initializer (which may read it) ran.
         hides: Vec<BindingId>,
+        /// What the code after it reads, or the blocks it may go to need
+        /// (`plan::note_needs`).
+        needed_after: BTreeSet<BindingId>,
     },
     /// Save what the target block needs and go there.
     Jump { target: BlockId, visible: Visible },
@@ -63,6 +66,9 @@ pub(crate) struct Branch {
     pub(crate) declared_names: BTreeSet<String>,
     /// The names in force around the construct (where its value is delivered).
     pub(crate) visible: Visible,
+    /// What its arms and the code after it read, or the blocks they may go to need
+    /// (`plan::note_needs`).
+    pub(crate) needed: BTreeSet<BindingId>,
 }
 
 pub(crate) enum BranchShape {

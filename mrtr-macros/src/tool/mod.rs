@@ -108,6 +108,7 @@ fn lower(function: &ItemFn, signature: &Signature<'_>, errors: &mut Errors) -> L
     let mut program = lowerer.lower_body(&function.block);
     program.literals = syntax::string_literals(function.block.to_token_stream());
     let live = liveness::live_in(&program);
+    plan::note_needs(&mut program, &live);
     Lowered {
         program,
         live,

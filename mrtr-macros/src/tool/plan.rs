@@ -140,11 +140,17 @@ impl Layout<'_> {
         held: &Held,
         hides: &[BindingId],
         live_out: &BTreeSet<BindingId>,
+        needed_after: &BTreeSet<BindingId>,
     ) -> Vec<BindingId> {
         hides
             .iter()
             .copied()
-            .filter(|id| held.0.contains(id) && self.is_kept(*id) && live_out.contains(id))
+            .filter(|id| {
+                held.0.contains(id)
+                    && self.is_kept(*id)
+                    && live_out.contains(id)
+                    && needed_after.contains(id)
+            })
             .collect()
     }
 
@@ -172,6 +178,7 @@ impl Layout<'_> {
                 let name = self.program.bindings[*id].ident.to_string();
                 self.is_kept(*id)
                     && live_out.contains(id)
+                    && branch.needed.contains(id)
                     && !head_uses.contains(id)
                     && branch.declared_names.contains(&name)
                     && branch.visible.get(&name) == Some(id)
@@ -202,6 +209,7 @@ impl Layout<'_> {
                 let name = self.program.bindings[*id].ident.to_string();
                 self.is_kept(*id)
                     && live_out.contains(id)
+                    && branch.needed.contains(id)
                     && scrutinee.uses.contains(id)
                     && !borrows(&scrutinee.tokens, &name)
                     && !heads.iter().any(|head| head.uses.contains(id))
@@ -286,4 +294,82 @@ pub(crate) fn visibly_diverges(node: &Node) -> bool {
         }
         _ => false,
     }
+}
+
+/// Records what the code after each `let` and each construct needs ([`Node::Let`]'s
+/// `needed_after`, [`Branch::needed`]): what it reads, and what the blocks it may go to need.
+/// The block's successors may need more than the code from a given point on: after a
+/// construct whose asking arms return, the code goes on in the block where it started, whose
+/// successors include those arms' resume points. A value moved away before that point is
+/// needed by them, not here, and must not be put away again here.
+pub(crate) fn note_needs(program: &mut Program, live: &[BTreeSet<BindingId>]) {
+    for block in 0..program.blocks.len() {
+        let mut nodes = std::mem::take(&mut program.blocks[block].nodes);
+        needs_of(program, live, &mut nodes, BTreeSet::new());
+        program.blocks[block].nodes = nodes;
+    }
+}
+
+/// What `nodes` need where they start, `after` being what the code after them needs.
+fn needs_of(
+    program: &Program,
+    live: &[BTreeSet<BindingId>],
+    nodes: &mut [Node],
+    mut after: BTreeSet<BindingId>,
+) -> BTreeSet<BindingId> {
+    let code_needs = |code: &Code, needed: &mut BTreeSet<BindingId>| {
+        needed.extend(code.uses.iter().copied());
+        for hole in &code.holes {
+            needed.extend(live[program.holes[*hole].target].iter().copied());
+        }
+    };
+    for node in nodes.iter_mut().rev() {
+        match node {
+            Node::Stmt(code) | Node::Tail(code) => code_needs(code, &mut after),
+            Node::Let {
+                init,
+                diverge,
+                declares,
+                needed_after,
+                ..
+            } => {
+                *needed_after = after.clone();
+                for id in declares.iter() {
+                    after.remove(id);
+                }
+                code_needs(init, &mut after);
+                if let Some(diverge) = diverge {
+                    code_needs(diverge, &mut after);
+                }
+            }
+            Node::Jump { target, .. } => after = live[*target].clone(),
+            Node::Suspend { site, .. } => after = live[program.sites[*site].resume].clone(),
+            Node::Branch(branch) => {
+                if let Some(join) = branch.dest.join() {
+                    after.extend(live[join].iter().copied());
+                }
+                let mut needed = after.clone();
+                for arm in &mut branch.arms {
+                    let mut arm_needs = needs_of(program, live, &mut arm.nodes, after.clone());
+                    for id in &arm.declares {
+                        arm_needs.remove(id);
+                    }
+                    needed.extend(arm_needs);
+                }
+                branch.needed = needed.clone();
+                match &branch.shape {
+                    BranchShape::If { cond, .. } => code_needs(cond, &mut needed),
+                    BranchShape::Match { scrutinee, heads } => {
+                        code_needs(scrutinee, &mut needed);
+                        for head in heads {
+                            code_needs(head, &mut needed);
+                        }
+                    }
+                    BranchShape::Block => {}
+                }
+                after = needed;
+            }
+        }
+    }
+    after
 }

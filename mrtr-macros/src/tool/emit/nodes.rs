@@ -52,13 +52,16 @@ impl Emitter<'_> {
                 diverge,
                 declares,
                 hides,
+                needed_after,
             } => {
                 let codes: Vec<&Code> = std::iter::once(init).chain(diverge.as_ref()).collect();
                 let (before, after, back) = self.around_hidden_exits(held, &codes, declares);
                 let init = self.fill(held, init);
                 // A value the machine still needs is put in its slot before a `let` of an
                 // inner scope hides its name, after the initializer (which may read it) ran.
-                let hidden = self.layout().hidden_by_let(held, hides, live_out);
+                let hidden = self
+                    .layout()
+                    .hidden_by_let(held, hides, live_out, needed_after);
                 // The `else` of a `let .. else` runs after that: it finds those values in their
                 // slots, and takes back the ones it reads.
                 let retaken: Vec<BindingId> = hidden

@@ -117,6 +117,7 @@ impl Lowerer<'_> {
             dest,
             declared_names,
             visible,
+            needed: BTreeSet::new(),
         }));
         if let Some(join) = frame.join {
             self.switch_to(join);
@@ -349,7 +350,7 @@ impl Lowerer<'_> {
             };
             iterable = hoisted;
         }
-        self.uses(&iterable);
+        let iterable_uses = self.uses(&iterable);
         let holes = self.rewrite_jumps(&mut iterable);
         let iter = self.synthetic("iter", true);
         let iter_ident = self.ident(iter).clone();
@@ -373,11 +374,12 @@ impl Lowerer<'_> {
             init: Code {
                 tokens: state,
                 holes,
-                uses: Default::default(),
+                uses: iterable_uses,
             },
             diverge: None,
             declares: vec![iter],
             hides: Vec::new(),
+            needed_after: BTreeSet::new(),
         });
         let label = self.loop_label(expr_for.label.as_ref());
         let (pat, body) = (&expr_for.pat, &expr_for.body);

@@ -219,9 +219,13 @@ impl<'e> Lowerer<'e> {
         uses.found
     }
 
-    fn uses(&mut self, node: &dyn UsesOf) {
+    /// Records what `node` uses in the current block, and returns it.
+    fn uses(&mut self, node: &dyn UsesOf) -> BTreeSet<BindingId> {
         let found = self.uses_of(node);
-        self.program.blocks[self.current].used.extend(found);
+        self.program.blocks[self.current]
+            .used
+            .extend(found.iter().copied());
+        found
     }
 
     fn use_binding(&mut self, id: BindingId) {

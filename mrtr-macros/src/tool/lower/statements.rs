@@ -222,12 +222,12 @@ impl Lowerer<'_> {
             Some(plain(self.ident(value).to_token_stream()))
         } else {
             self.hoist(&init.expr, binding_key(pat)).map(|mut expr| {
-                self.uses(&expr);
+                let uses = self.uses(&expr);
                 let holes = self.rewrite_jumps(&mut expr);
                 Code {
                     tokens: expr.into_token_stream(),
                     holes,
-                    uses: Default::default(),
+                    uses,
                 }
             })
         };
@@ -246,6 +246,7 @@ impl Lowerer<'_> {
             diverge,
             declares,
             hides,
+            needed_after: BTreeSet::new(),
         });
     }
 
@@ -329,12 +330,12 @@ impl Lowerer<'_> {
         } else if let Some(mut expr) = self.hoist(expr, assigned_key(expr)) {
             // `x = ask!(..)`: the assignment is the first thing after the ask.
             self.note_assigned_first(&expr);
-            self.uses(&expr);
+            let uses = self.uses(&expr);
             let holes = self.rewrite_jumps(&mut expr);
             self.stmt_code(Code {
                 tokens: quote!(#expr;),
                 holes,
-                uses: Default::default(),
+                uses,
             });
         }
     }
@@ -357,13 +358,13 @@ impl Lowerer<'_> {
         } else if contains_ask(expr) {
             if let Some(mut expr) = self.hoist(expr, None) {
                 self.note_assigned_first(&expr);
-                self.uses(&expr);
+                let uses = self.uses(&expr);
                 let holes = self.rewrite_jumps(&mut expr);
                 self.deliver_or_hand_out(
                     Code {
                         tokens: expr.into_token_stream(),
                         holes,
-                        uses: Default::default(),
+                        uses,
                     },
                     dest,
                 );
@@ -438,6 +439,7 @@ impl Lowerer<'_> {
                     diverge: None,
                     declares: vec![binding],
                     hides: Vec::new(),
+                    needed_after: BTreeSet::new(),
                 });
             }
             // Not in place: the value goes where the outermost construct of the chain sends
