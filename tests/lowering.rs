@@ -1533,6 +1533,25 @@ async fn moved_after_a_returning_arm(args: Flag) -> Result<String, ToolError> {
     Ok(kept)
 }
 
+/// The arm that re-binds the name forgets the outer value (nothing after it reads it): the code
+/// after the `if` must not take it back from a slot it was never put in (found while
+/// narrowing the saves above: "kept value is missing" at run time).
+#[mrtr::tool]
+async fn forgotten_in_one_arm() -> Result<String, ToolError> {
+    let mut seen = Vec::new();
+    for round in 0..2 {
+        let word = format!("w{round}");
+        if ask!(go = elicit::form::<Number>("go?")).is_accepted() {
+            seen.push(word.clone());
+            let word = 1;
+            seen.push(word.to_string());
+        } else {
+            seen.push(String::from("no"));
+        }
+    }
+    Ok(seen.join(" "))
+}
+
 #[tokio::test]
 async fn a_value_moved_after_a_returning_arm_is_not_put_away_again() {
     assert_eq!(

@@ -352,6 +352,7 @@ impl Walk<'_> {
                 remove(held, &hidden);
                 self.fill(held, init);
                 let hidden = layout.hidden_by_let(held, hides, live_out, needed_after);
+                let forgotten = layout.forgotten_by_let(held, hides, needed_after);
                 if let Some(diverge) = diverge {
                     let mut diverge_held = held.clone();
                     diverge_held
@@ -360,6 +361,7 @@ impl Walk<'_> {
                     self.fill(&diverge_held, diverge);
                 }
                 remove(held, &hidden);
+                remove(held, &forgotten);
                 held.0.extend(declares.iter().copied());
                 held.0.extend(back);
                 true
@@ -425,8 +427,15 @@ impl Walk<'_> {
                 .map(|(_, arm)| arm),
         );
         for ((completes, arm_held), arm) in arms.iter().zip(&branch.arms) {
-            let put_away =
-                Layout::put_away(held, &early, arm_held, *completes, &kept_by_all, live_out);
+            let put_away = Layout::put_away(
+                held,
+                &early,
+                arm_held,
+                *completes,
+                &kept_by_all,
+                live_out,
+                &branch.needed_after,
+            );
             // An arm that must put a value away at its end cannot if its own pattern hides it.
             self.refuse(put_away.into_iter().filter(|id| arm.hides.contains(id)));
         }
@@ -455,7 +464,8 @@ impl Walk<'_> {
                 false
             }
             None if completes => {
-                held.0.extend(Layout::taken_back(&before, held));
+                held.0
+                    .extend(Layout::taken_back(&before, held, &branch.needed_after));
                 true
             }
             None => false,

@@ -66,8 +66,10 @@ pub(crate) struct Branch {
     pub(crate) declared_names: BTreeSet<String>,
     /// The names in force around the construct (where its value is delivered).
     pub(crate) visible: Visible,
-    /// What its arms and the code after it read, or the blocks they may go to need
+    /// What the code after the construct reads, or the blocks it may go to need
     /// (`plan::note_needs`).
+    pub(crate) needed_after: BTreeSet<BindingId>,
+    /// That, and what the arms read or may go to.
     pub(crate) needed: BTreeSet<BindingId>,
 }
 

@@ -154,6 +154,21 @@ impl Layout<'_> {
             .collect()
     }
 
+    /// Values the `let` hides that nothing after it needs: no longer held (not put away; the
+    /// code before may have moved them).
+    pub(crate) fn forgotten_by_let(
+        &self,
+        held: &Held,
+        hides: &[BindingId],
+        needed_after: &BTreeSet<BindingId>,
+    ) -> Vec<BindingId> {
+        hides
+            .iter()
+            .copied()
+            .filter(|id| held.0.contains(id) && !needed_after.contains(id))
+            .collect()
+    }
+
     /// A value that an arm hides by name, and that the construct's head does not read, is
     /// put away before the construct; arms that do not hide it take it back.
     pub(crate) fn early(
@@ -245,8 +260,17 @@ impl Layout<'_> {
 
     /// Where the code after a construct goes on in place, the values put away before or in
     /// its arms come back: the ones held before it (`before`) that it does not still hold.
-    pub(crate) fn taken_back(before: &Held, after: &Held) -> Vec<BindingId> {
-        before.0.difference(&after.0).copied().collect()
+    pub(crate) fn taken_back(
+        before: &Held,
+        after: &Held,
+        needed_after: &BTreeSet<BindingId>,
+    ) -> Vec<BindingId> {
+        before
+            .0
+            .difference(&after.0)
+            .filter(|id| needed_after.contains(id))
+            .copied()
+            .collect()
     }
 
     /// Where arms disagree, the ones still holding a value put it away at their end (a value
@@ -258,6 +282,7 @@ impl Layout<'_> {
         completes: bool,
         kept_by_all: &BTreeSet<BindingId>,
         live_out: &BTreeSet<BindingId>,
+        needed_after: &BTreeSet<BindingId>,
     ) -> Vec<BindingId> {
         held.0
             .iter()
@@ -268,6 +293,7 @@ impl Layout<'_> {
                     && arm_held.0.contains(id)
                     && (!kept_by_all.contains(id) || early.contains(id))
                     && live_out.contains(id)
+                    && needed_after.contains(id)
             })
             .collect()
     }
@@ -296,12 +322,13 @@ pub(crate) fn visibly_diverges(node: &Node) -> bool {
     }
 }
 
-/// Records what the code after each `let` and each construct needs ([`Node::Let`]'s
-/// `needed_after`, [`Branch::needed`]): what it reads, and what the blocks it may go to need.
+/// Records what the code after each `let` and each construct needs ([`Node::Let`]'s and
+/// [`Branch`]'s `needed_after`, and a construct's arms too, [`Branch::needed`]): what it
+/// reads, and what the blocks it may go to need.
 /// The block's successors may need more than the code from a given point on: after a
 /// construct whose asking arms return, the code goes on in the block where it started, whose
 /// successors include those arms' resume points. A value moved away before that point is
-/// needed by them, not here, and must not be put away again here.
+/// needed by them, not here: it is not put away again (hidden by a `let`, it is forgotten).
 pub(crate) fn note_needs(program: &mut Program, live: &[BTreeSet<BindingId>]) {
     for block in 0..program.blocks.len() {
         let mut nodes = std::mem::take(&mut program.blocks[block].nodes);
@@ -348,6 +375,7 @@ fn needs_of(
                 if let Some(join) = branch.dest.join() {
                     after.extend(live[join].iter().copied());
                 }
+                branch.needed_after = after.clone();
                 let mut needed = after.clone();
                 for arm in &mut branch.arms {
                     let mut arm_needs = needs_of(program, live, &mut arm.nodes, after.clone());

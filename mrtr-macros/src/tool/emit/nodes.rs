@@ -62,6 +62,7 @@ impl Emitter<'_> {
                 let hidden = self
                     .layout()
                     .hidden_by_let(held, hides, live_out, needed_after);
+                let forgotten = self.layout().forgotten_by_let(held, hides, needed_after);
                 // The `else` of a `let .. else` runs after that: it finds those values in their
                 // slots, and takes back the ones it reads.
                 let retaken: Vec<BindingId> = hidden
@@ -103,6 +104,7 @@ impl Emitter<'_> {
                     let value = Ident::new("__mrtr_initializer", Span::mixed_site());
                     quote!(let #value = #init; #saves #attrs let #pat = #value #diverge;)
                 };
+                held.0.retain(|id| !forgotten.contains(id));
                 held.0.extend(declares.iter().copied());
                 held.0.extend(back);
                 (quote!(#before #code #after), true)
@@ -178,8 +180,15 @@ impl Emitter<'_> {
         for ((retake, code, tail, completes, arm_held, ends_with_construct), arm) in
             arms.into_iter().zip(&branch.arms)
         {
-            let put_away =
-                Layout::put_away(held, &early, &arm_held, completes, &kept_by_all, live_out);
+            let put_away = Layout::put_away(
+                held,
+                &early,
+                &arm_held,
+                completes,
+                &kept_by_all,
+                live_out,
+                &branch.needed_after,
+            );
             // Refused by `check` before emission.
             debug_assert!(put_away.iter().all(|id| !arm.hides.contains(id)));
             let saves = self.move_to_slots(&mut arm_held.clone(), &put_away);
@@ -254,7 +263,7 @@ impl Emitter<'_> {
             }
             // Going on in place, where only an arm that completes here gets to.
             None if completes => {
-                let back = Layout::taken_back(&before, held);
+                let back = Layout::taken_back(&before, held, &branch.needed_after);
                 let retakes: TokenStream = back.iter().map(|id| self.take(*id)).collect();
                 held.0.extend(back);
                 (quote!(#early_saves #code #retakes), true)

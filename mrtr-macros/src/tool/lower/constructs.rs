@@ -117,6 +117,7 @@ impl Lowerer<'_> {
             dest,
             declared_names,
             visible,
+            needed_after: BTreeSet::new(),
             needed: BTreeSet::new(),
         }));
         if let Some(join) = frame.join {
@@ -324,7 +325,11 @@ impl Lowerer<'_> {
             (Dest::Arm(_), Dest::Value(value)) => {
                 self.use_binding(value);
                 let ident = self.ident(value).clone();
-                self.deliver_or_hand_out(plain(quote!(#ident)), dest);
+                let code = Code {
+                    uses: BTreeSet::from([value]),
+                    ..plain(quote!(#ident))
+                };
+                self.deliver_or_hand_out(code, dest);
             }
             _ => {}
         }

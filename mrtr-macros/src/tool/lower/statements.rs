@@ -219,7 +219,10 @@ impl Lowerer<'_> {
             }
             self.construct(&init.expr, Dest::Value(value));
             self.use_binding(value);
-            Some(plain(self.ident(value).to_token_stream()))
+            Some(Code {
+                uses: BTreeSet::from([value]),
+                ..plain(self.ident(value).to_token_stream())
+            })
         } else {
             self.hoist(&init.expr, binding_key(pat)).map(|mut expr| {
                 let uses = self.uses(&expr);
