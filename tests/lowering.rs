@@ -1539,17 +1539,35 @@ async fn moved_after_a_returning_arm(args: Flag) -> Result<String, ToolError> {
 #[mrtr::tool]
 async fn forgotten_in_one_arm() -> Result<String, ToolError> {
     let mut seen = Vec::new();
-    for round in 0..2 {
-        let word = format!("w{round}");
+    let mut round = 0;
+    loop {
+        round += 1;
+        if round > 2 {
+            break;
+        }
+        let word: i64 = round - 1;
         if ask!(go = elicit::form::<Number>("go?")).is_accepted() {
-            seen.push(word.clone());
-            let word = 1;
+            seen.push(format!("w{word}"));
+            let word: i64 = word + 1;
             seen.push(word.to_string());
         } else {
             seen.push(String::from("no"));
         }
     }
     Ok(seen.join(" "))
+}
+
+#[tokio::test]
+async fn a_value_forgotten_in_one_arm_is_not_taken_back() {
+    assert_eq!(
+        text(
+            forgotten_in_one_arm,
+            json!({}),
+            &[answer::decline(), number(1)]
+        )
+        .await,
+        "no w1 2"
+    );
 }
 
 #[tokio::test]

@@ -136,8 +136,7 @@ impl Lowerer<'_> {
         let declared_names = declared_names(&Expr::If(expr_if.clone()));
         let visible = self.scopes.visible();
         let arm_dest = self.open_branch(dest);
-        let cond_uses = self.uses_of(&cond);
-        self.uses(&cond);
+        let cond_uses = self.uses(&cond);
         let holes = self.rewrite_jumps(&mut cond);
         let desugared = std::mem::take(&mut self.desugared);
         let arm_segment = |arm: &str| (!desugared).then(|| arm.to_owned());
@@ -201,8 +200,7 @@ impl Lowerer<'_> {
         let declared_names = declared_names(&Expr::Match(expr_match.clone()));
         let visible = self.scopes.visible();
         let arm_dest = self.open_branch(dest);
-        let scrutinee_uses = self.uses_of(&scrutinee);
-        self.uses(&scrutinee);
+        let scrutinee_uses = self.uses(&scrutinee);
         let holes = self.rewrite_jumps(&mut scrutinee);
         let desugared = std::mem::take(&mut self.desugared);
         let mut heads = Vec::new();
