@@ -1653,6 +1653,22 @@ async fn kept_value_hidden_by_a_diverging_arm(args: Flag) -> Result<String, Tool
     Ok(format!("{word} {copy} {}", more.accepted().is_ok()))
 }
 
+/// The same value borrowed across that construct (FINDINGS 17): the arm that hides `word`
+/// returns, so nothing is put away before the `if` and `initial` still borrows `word` after
+/// it. Putting `word` away before the `if` moved it while borrowed (E0505 at its `let`).
+#[mrtr::tool]
+async fn borrowed_value_hidden_by_a_diverging_arm(args: Flag) -> Result<String, ToolError> {
+    let word = String::from("west");
+    let initial = word.get(..1);
+    if args.flag {
+        let word = ask!(elicit::form::<Number>("n?"));
+        return Ok(format!("{}", word.accepted().is_ok()));
+    }
+    let seen = format!("{initial:?}");
+    let more = ask!(elicit::form::<Number>("m?"));
+    Ok(format!("{word} {seen} {}", more.accepted()?.value))
+}
+
 /// A moved value assigned again after such a construct: the arm's ask does not need the old
 /// value, so it is not kept across the ask before.
 #[mrtr::tool]
@@ -1671,6 +1687,24 @@ async fn moved_then_assigned_after_a_diverging_arm(args: Flag) -> Result<String,
 
 #[tokio::test]
 async fn a_borrow_stays_in_its_step_when_every_arm_that_asks_diverges() {
+    assert_eq!(
+        text(
+            borrowed_value_hidden_by_a_diverging_arm,
+            json!({ "flag": false }),
+            &[number(7)]
+        )
+        .await,
+        "west Some(\"w\") 7"
+    );
+    assert_eq!(
+        text(
+            borrowed_value_hidden_by_a_diverging_arm,
+            json!({ "flag": true }),
+            &[number(1)]
+        )
+        .await,
+        "true"
+    );
     assert_eq!(
         text(
             kept_value_hidden_by_a_diverging_arm,

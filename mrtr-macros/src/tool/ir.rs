@@ -62,8 +62,9 @@ pub(crate) struct Branch {
     pub(crate) arms: Vec<Arm>,
     /// Where the value of an arm that completes in place goes.
     pub(crate) dest: Flow,
-    /// The names the construct declares anywhere.
-    pub(crate) declared_names: BTreeSet<String>,
+    /// The names its head declares (an `if`'s condition, a `match`'s scrutinee, its arms'
+    /// patterns and guards); an arm's body declares [`Arm::declared_names`].
+    pub(crate) head_names: BTreeSet<String>,
     /// The names in force around the construct (where its value is delivered).
     pub(crate) visible: Visible,
     /// What the code after the construct reads, or the blocks it may go to need
@@ -92,6 +93,8 @@ pub(crate) struct Arm {
     /// Bindings of enclosing scopes the head's pattern hides inside the arm.
     pub(crate) hides: Vec<BindingId>,
     pub(crate) nodes: Vec<Node>,
+    /// The names its body declares anywhere.
+    pub(crate) declared_names: BTreeSet<String>,
 }
 
 /// What happens to the value an arm hands out in place.

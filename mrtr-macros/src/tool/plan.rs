@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 
 use proc_macro2::TokenTree;
 
-use super::ir::{Arm, BlockId, Branch, BranchShape, Code, Node, Program};
+use super::ir::{Arm, BlockId, Branch, BranchShape, Code, Flow, Node, Program};
 use super::lower::HOLE;
 use super::scope::{BindingId, BindingKind, Visible};
 use super::syntax::borrows;
@@ -170,7 +170,10 @@ impl Layout<'_> {
     }
 
     /// A value that an arm hides by name, and that the construct's head does not read, is
-    /// put away before the construct; arms that do not hide it take it back.
+    /// put away before the construct; arms that do not hide it take it back. A name declared
+    /// only in the bodies of arms that never complete in place (they return, jump or ask and
+    /// go on elsewhere) needs no such care: those arms save what they hide themselves (at the
+    /// `let`), and the others hold the value as it is, which a live borrow of it allows.
     pub(crate) fn early(
         &self,
         held: &Held,
@@ -195,7 +198,7 @@ impl Layout<'_> {
                     && live_out.contains(id)
                     && branch.needed.contains(id)
                     && !head_uses.contains(id)
-                    && branch.declared_names.contains(&name)
+                    && hidden_where_the_code_after_goes_on(branch, &name)
                     && branch.visible.get(&name) == Some(id)
             })
             .collect()
@@ -305,6 +308,35 @@ pub(crate) fn split_tail(nodes: &[Node]) -> (&[Node], Option<&Code>) {
     match nodes.split_last() {
         Some((Node::Tail(tail), nodes)) => (nodes, Some(tail)),
         _ => (nodes, None),
+    }
+}
+
+/// Whether a binding named `name` declared by the construct may hide a value on a way that
+/// reaches the code after it in place: in its head, or in an arm that may complete there.
+fn hidden_where_the_code_after_goes_on(branch: &Branch, name: &str) -> bool {
+    branch.head_names.contains(name)
+        || branch
+            .arms
+            .iter()
+            .any(|arm| arm.declared_names.contains(name) && may_complete_in_place(&arm.nodes))
+}
+
+/// Whether the end of `nodes` may be reached where they stand: not after a suspension or a
+/// jump, a visible `return`/`break`/`continue`, or a construct that goes on elsewhere or
+/// whose arms all end so. When unsure, yes.
+fn may_complete_in_place(nodes: &[Node]) -> bool {
+    match nodes.last() {
+        None | Some(Node::Tail(_) | Node::Let { .. }) => true,
+        Some(Node::Suspend { .. } | Node::Jump { .. }) => false,
+        Some(node @ Node::Stmt(_)) => !visibly_diverges(node),
+        Some(Node::Branch(branch)) => match branch.dest {
+            Flow::Return => false,
+            Flow::Discard(Some(_)) | Flow::Value(_, Some(_)) => false,
+            Flow::Discard(None) | Flow::Value(_, None) | Flow::Tail => branch
+                .arms
+                .iter()
+                .any(|arm| may_complete_in_place(&arm.nodes)),
+        },
     }
 }
 

@@ -175,12 +175,13 @@ pub const FEATURES: &[(&str, bool, &str)] = &[
     (
         "borrow_hidden",
         false,
-        "with `borrows`, an arm of such a construct re-binds the borrowed local's name \
-         (FINDINGS.md 16, open)",
+        "with `borrows`, an arm of such a construct that goes on after it re-binds the \
+         borrowed local's name (refused by design, E0505: FINDINGS.md 17)",
     ),
 ];
 
-/// Features that generate a shape of an open finding (FINDINGS.md): `all` leaves them out,
+/// Features that generate a shape refused by design with rustc's error, or of an open finding
+/// (FINDINGS.md): `all` leaves them out,
 /// `+name` turns one on.
 pub const OPEN_FINDINGS: &[&str] = &["borrow_hidden"];
 
@@ -423,7 +424,7 @@ pub struct Gen<'f> {
     depth: u32,
     /// The number of `ask!`s in the body (rounds are bounded separately).
     pub asks: u32,
-    /// Names no new binding may take: locals borrowed across the construct being written
+    /// Names no new binding may take: locals borrowed across the quiet arm being written
     /// (`borrows` without `borrow_hidden`).
     no_hide: Vec<String>,
 }
@@ -1450,7 +1451,13 @@ impl<'f> Gen<'f> {
         self.line(&format!("let {r} = {init};"));
         let join = self.can_diverge() && self.rng.chance(70);
         if !join {
-            // A stretch without asks.
+            // A stretch without asks. Re-binding the borrowed local's name while the borrow
+            // is live would make the machine save the local there (when it is kept after):
+            // the shape `borrow_hidden` writes.
+            let guarded = !self.f.on("borrow_hidden");
+            if guarded {
+                self.no_hide.push(var.name.clone());
+            }
             for _ in 0..self.rng.below(2) {
                 self.trace();
             }
@@ -1458,17 +1465,27 @@ impl<'f> Gen<'f> {
             if self.rng.chance(30) {
                 self.borrow_use(&r, number);
             }
+            if guarded {
+                self.no_hide.pop();
+            }
             return 0;
         }
         let budget = if ask { budget } else { 0 };
         let mut used = 0;
-        // A binding in the construct named like the borrowed local: the machine puts the
-        // local away before the construct (when it is kept after), which the borrow forbids
-        // (E0505 at the local's `let`: FINDINGS.md, finding 16).
-        let guarded = !self.f.on("borrow_hidden");
-        if guarded {
-            self.no_hide.push(var.name.clone());
-        }
+        // An arm that asks diverges, so it may re-bind the borrowed local's name (FINDINGS.md
+        // 17, fixed). A quiet arm goes on after the construct: re-binding the name there makes
+        // the machine put the local away before the construct (when it is kept after), which
+        // the borrow forbids (E0505 at the local's `let`, refused by design).
+        let quiet = |this: &mut Self, borrow: Option<(&str, &str)>| {
+            let guarded = !this.f.on("borrow_hidden");
+            if guarded {
+                this.no_hide.push(var.name.clone());
+            }
+            this.quiet_arm(borrow);
+            if guarded {
+                this.no_hide.pop();
+            }
+        };
         match self.rng.below(3) {
             0 => {
                 let c = self.expr(Ty::Bool, 1);
@@ -1478,7 +1495,7 @@ impl<'f> Gen<'f> {
                     self.close("} else {");
                     self.scopes.push(Vec::new());
                     self.indent += 1;
-                    self.quiet_arm(Some((&r, number)));
+                    quiet(self, Some((&r, number)));
                 }
                 self.close("}");
             }
@@ -1491,14 +1508,14 @@ impl<'f> Gen<'f> {
                 if asking_first {
                     used = used.max(self.asking_arm(budget));
                 } else {
-                    self.quiet_arm(None);
+                    quiet(self, None);
                     self.line(&number.replace("{r}", &r));
                 }
                 self.close("} else {");
                 self.scopes.push(Vec::new());
                 self.indent += 1;
                 if asking_first {
-                    self.quiet_arm(None);
+                    quiet(self, None);
                     self.line(&number.replace("{r}", &r));
                 } else {
                     used = used.max(self.asking_arm(budget));
@@ -1513,7 +1530,7 @@ impl<'f> Gen<'f> {
                 for (i, pattern) in ["0", "1", "_"].iter().enumerate() {
                     self.open(&format!("{pattern} => {{"));
                     if i == 1 || self.rng.chance(40) {
-                        self.quiet_arm(Some((&r, number)));
+                        quiet(self, Some((&r, number)));
                     } else {
                         used = used.max(self.asking_arm(budget));
                     }
@@ -1522,9 +1539,6 @@ impl<'f> Gen<'f> {
                 self.indent -= 1;
                 self.line("}");
             }
-        }
-        if guarded {
-            self.no_hide.pop();
         }
         self.borrow_use(&r, number);
         used

@@ -5,6 +5,7 @@ use std::collections::BTreeSet;
 
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote};
+use syn::visit::Visit;
 use syn::{Block as SynBlock, Expr, Ident, Lifetime};
 
 use super::{
@@ -92,7 +93,7 @@ impl Lowerer<'_> {
         &mut self,
         shape: BranchShape,
         arms: Vec<Arm>,
-        declared_names: BTreeSet<String>,
+        head_names: BTreeSet<String>,
         visible: Visible,
     ) {
         let frame = self.arms.pop().expect("the frame open_branch pushed");
@@ -115,7 +116,7 @@ impl Lowerer<'_> {
             shape,
             arms,
             dest,
-            declared_names,
+            head_names,
             visible,
             needed_after: BTreeSet::new(),
             needed: BTreeSet::new(),
@@ -133,7 +134,7 @@ impl Lowerer<'_> {
             };
             cond = hoisted;
         }
-        let declared_names = declared_names(&Expr::If(expr_if.clone()));
+        let head_names = declared_names(|names| names.visit_expr(&expr_if.cond));
         let visible = self.scopes.visible();
         let arm_dest = self.open_branch(dest);
         let cond_uses = self.uses(&cond);
@@ -179,14 +180,20 @@ impl Lowerer<'_> {
                 declares,
                 hides,
                 nodes: then,
+                declared_names: declared_names(|names| names.visit_block(&expr_if.then_branch)),
             },
             Arm {
                 declares: Vec::new(),
                 hides: Vec::new(),
                 nodes: otherwise,
+                declared_names: declared_names(|names| {
+                    if let Some((_, otherwise)) = &expr_if.else_branch {
+                        names.visit_expr(otherwise);
+                    }
+                }),
             },
         ];
-        self.close_branch(shape, arms, declared_names, visible);
+        self.close_branch(shape, arms, head_names, visible);
     }
 
     fn branch_match(&mut self, expr_match: &syn::ExprMatch, dest: Dest) {
@@ -197,7 +204,15 @@ impl Lowerer<'_> {
             };
             scrutinee = hoisted;
         }
-        let declared_names = declared_names(&Expr::Match(expr_match.clone()));
+        let head_names = declared_names(|names| {
+            names.visit_expr(&expr_match.expr);
+            for arm in &expr_match.arms {
+                names.visit_pat(&arm.pat);
+                if let Some((_, guard)) = &arm.guard {
+                    names.visit_expr(guard);
+                }
+            }
+        });
         let visible = self.scopes.visible();
         let arm_dest = self.open_branch(dest);
         let scrutinee_uses = self.uses(&scrutinee);
@@ -254,6 +269,7 @@ impl Lowerer<'_> {
                 declares,
                 hides,
                 nodes,
+                declared_names: declared_names(|names| names.visit_expr(&arm.body)),
             });
         }
         let shape = BranchShape::Match {
@@ -264,12 +280,11 @@ impl Lowerer<'_> {
             },
             heads,
         };
-        self.close_branch(shape, arms, declared_names, visible);
+        self.close_branch(shape, arms, head_names, visible);
     }
 
     /// A plain `{ .. }` that asks: a construct with one arm, so its scope closes at its end.
     fn branch_block(&mut self, block: &syn::ExprBlock, dest: Dest) {
-        let declared_names = declared_names(&Expr::Block(block.clone()));
         let visible = self.scopes.visible();
         let arm_dest = self.open_branch(dest);
         let nodes = self.inline(|lowerer| {
@@ -281,8 +296,9 @@ impl Lowerer<'_> {
             declares: Vec::new(),
             hides: Vec::new(),
             nodes,
+            declared_names: declared_names(|names| names.visit_block(&block.block)),
         };
-        self.close_branch(BranchShape::Block, vec![arm], declared_names, visible);
+        self.close_branch(BranchShape::Block, vec![arm], BTreeSet::new(), visible);
     }
 
     fn lowered_loop(&mut self, label: Option<String>, body: &SynBlock, dest: Dest) {

@@ -353,22 +353,24 @@ fn place_answer(expr: &mut Expr, answer: &TokenStream) {
     }
 }
 
-/// Every name a construct binds inside where the machine may put a value away (patterns and
-/// `let`s). A closure's parameters and `let`s scope over none: a value is never put away
-/// inside a closure, which cannot ask.
-fn declared_names(expr: &Expr) -> BTreeSet<String> {
-    struct Names(BTreeSet<String>);
-    impl<'a> Visit<'a> for Names {
-        fn visit_pat_ident(&mut self, pat: &'a syn::PatIdent) {
-            self.0.insert(pat.ident.to_string());
-            syn::visit::visit_pat_ident(self, pat);
-        }
-        fn visit_expr_closure(&mut self, _: &'a syn::ExprClosure) {}
-        fn visit_item(&mut self, _: &'a syn::Item) {}
-    }
-    let mut names = Names(BTreeSet::new());
-    names.visit_expr(expr);
+/// Every name a construct (or a part of it) binds inside where the machine may put a value
+/// away (patterns and `let`s), gathered by `visit`. A closure's parameters and `let`s scope
+/// over none: a value is never put away inside a closure, which cannot ask.
+fn declared_names(visit: impl FnOnce(&mut DeclaredNames)) -> BTreeSet<String> {
+    let mut names = DeclaredNames(BTreeSet::new());
+    visit(&mut names);
     names.0
+}
+
+struct DeclaredNames(BTreeSet<String>);
+
+impl<'a> Visit<'a> for DeclaredNames {
+    fn visit_pat_ident(&mut self, pat: &'a syn::PatIdent) {
+        self.0.insert(pat.ident.to_string());
+        syn::visit::visit_pat_ident(self, pat);
+    }
+    fn visit_expr_closure(&mut self, _: &'a syn::ExprClosure) {}
+    fn visit_item(&mut self, _: &'a syn::Item) {}
 }
 
 /// The answer of question `index` of `site`, as the resume block reads it.
