@@ -5,8 +5,10 @@
 //! Before the lowering (`attributes`, `body`): attributes that would wrap the function, and
 //! what the author's code does that the machine cannot keep as written, read from the syntax
 //! alone (an attribute on a statement that asks, an `ask!` in a `let .. else` or a match
-//! guard, a key used twice in one batch). The lowering goes on past these, so that its own
-//! refusals (where an `ask!` stands, items in blocks that ask) are reported with them.
+//! guard, a key used twice in one batch). The lowering goes on past these, so that what it
+//! cannot take apart is reported with them (`unlowerable`: where an `ask!` stands, items in
+//! blocks that ask, jumps hidden in macros; the lowering records them as
+//! [`Unlowerable`], this file says why and what to do).
 //!
 //! After the lowering (`machine`), each group only when the ones before found nothing (a
 //! later group's findings would follow from the earlier errors): what liveness shows (a
@@ -22,13 +24,32 @@ use syn::visit::{self, Visit};
 use syn::{Ident, ItemFn, Stmt};
 
 use super::ask::{self, AskCall};
-use super::ir::{BlockId, Branch, BranchShape, Code, Flow, Node, Program};
+use super::ir::{BlockId, Branch, BranchShape, Code, Flow, Node, Program, Unlowerable};
 use super::liveness;
 use super::plan::{self, Entry, Held, Layout};
 use super::resume;
 use super::scope::{BindingId, BindingKind, Visible};
 use super::syntax::{contains_ask, stmt_asks, stmt_attrs};
 use crate::errors::Errors;
+
+/// What the lowering could not take apart, each with its way out.
+pub(crate) fn unlowerable(refusals: Vec<Unlowerable>, errors: &mut Errors) {
+    for refusal in refusals {
+        match refusal {
+            Unlowerable::MalformedAsk(error) => errors.push(error),
+            Unlowerable::AskWithoutKey(request) => errors.spanned(request, "ask! needs a key: bind the answer with `let name = ask!(..)`, or name it with `ask!(name = ..)`"),
+            Unlowerable::AskNotEvaluatedFirst(at) => errors.push(syn::Error::new(at, "ask! must be the first thing its statement evaluates (a `let` initializer, the operand of `?`, a method call's receiver, a condition); bind it first: `let answer = ask!(..);`")),
+            Unlowerable::SecondAskInPlace(at) => errors.push(syn::Error::new(at, "only one ask! can be evaluated in place per statement; bind the others first with `let name = ask!(..);`")),
+            Unlowerable::AskInLabeledBlock(label) => errors.spanned(label, "ask! cannot be used inside a labeled block; use a loop or a function instead"),
+            Unlowerable::AskInUnsafeBlock(keyword) => errors.spanned(keyword, "ask! cannot be used inside an `unsafe` block; move it out of the block"),
+            Unlowerable::AskInThisPosition(expr) => errors.spanned(expr, "ask! is not supported in this position"),
+            Unlowerable::ItemInABlockThatAsks(name) => errors.spanned(name, "an item (`fn`, `const`, `struct`, `use`, `macro_rules!`, ..) cannot go inside a block that asks: the machine takes the block apart and declares its items for the whole body, where this one would hide others of its name; move it to the top of the body or out of the function"),
+            Unlowerable::MacroDefinedTwice(name) => errors.spanned(&name, format!("`{name}!` is defined twice in the body: the machine declares the body's items once, before its code, so uses before the second definition would see it too; give the second one another name")),
+            Unlowerable::MacroReadsALocal { name, local } => errors.spanned(&local, format!("`{name}!` reads the local `{local}`: the machine declares the body's items before its code, where `{local}` is not in scope; pass `{local}` to the macro as an argument")),
+            Unlowerable::JumpInsideAnotherMacro { at, jump, name } => errors.push(syn::Error::new(at, format!("`{jump}` inside `{name}!` cannot leave a loop that asks: #[mrtr::tool] does not see the macro's expansion; set a flag inside the macro and `{jump}` after it"))),
+        }
+    }
+}
 
 /// Refuses the attributes that would wrap or change a function, which the tool no longer is.
 pub(crate) fn attributes(function: &ItemFn, what: &str, errors: &mut Errors) {

@@ -182,4 +182,38 @@ pub(crate) struct Program {
     /// name a binding of an enclosing scope: the macro may declare a new one that hides it
     /// until the scope ends, invisibly to the machine. Refused where that binding is kept.
     pub(crate) macro_binds: Vec<(Ident, String, BindingId)>,
+    /// What the lowering met and could not take apart, each at the author's tokens
+    /// (`check::unlowerable` says why, and the way out).
+    pub(crate) unlowerable: Vec<Unlowerable>,
+}
+
+/// Author's code the lowering cannot take apart. Recorded where it is met; `check` reports it
+/// with the other refusals, before anything is emitted.
+pub(crate) enum Unlowerable {
+    /// An `ask!(..)` whose tokens do not parse (the parser's own message).
+    MalformedAsk(syn::Error),
+    /// A question of an unbound `ask!` without a key: its request.
+    AskWithoutKey(TokenStream),
+    /// An `ask!` that its statement does not evaluate first.
+    AskNotEvaluatedFirst(Span),
+    /// A second `ask!` in a statement whose first is evaluated in place.
+    SecondAskInPlace(Span),
+    /// An `ask!` in a labelled block: its label.
+    AskInLabeledBlock(TokenStream),
+    /// An `ask!` in an `unsafe` block: the keyword.
+    AskInUnsafeBlock(TokenStream),
+    /// An `ask!` in an expression the lowering does not take apart.
+    AskInThisPosition(TokenStream),
+    /// An item in a nested block that asks: its name.
+    ItemInABlockThatAsks(TokenStream),
+    /// A second `macro_rules!` of the same name in the body.
+    MacroDefinedTwice(Ident),
+    /// A body `macro_rules!` that reads a local.
+    MacroReadsALocal { name: Ident, local: Ident },
+    /// A `break`/`continue` in another macro's tokens inside a loop that asks.
+    JumpInsideAnotherMacro {
+        at: Span,
+        jump: String,
+        name: String,
+    },
 }

@@ -5,8 +5,8 @@
 //!
 //! This file is the conductor only: it runs the passes in order and stops at the first pass
 //! that reports errors. Parsing and validation (`options`, `signature`, `placement`), then
-//! the lowering (`lower`, which still refuses what it cannot lower) and liveness, then every
-//! other refusal (`check`), then emission of the machine's body (`emit`, which cannot fail)
+//! the lowering (`lower`, which records what it cannot take apart) and liveness, then every
+//! refusal (`check`, which words those records too), then emission of the machine's body (`emit`, which cannot fail)
 //! and the templates around it (`expand`).
 
 mod ask;
@@ -95,7 +95,7 @@ fn lower(function: &ItemFn, signature: &Signature<'_>, errors: &mut Errors) -> L
             syn::Pat::Ident(pat) => Some(pat.ident.to_string()),
             _ => None,
         });
-    let mut lowerer = Lowerer::new(errors, context);
+    let mut lowerer = Lowerer::new(context);
     let (args_bindings, args_kept) = match &signature.args {
         Some(args) => {
             let kept = scope::pattern_bindings(args.pat, &|_| true)
@@ -106,6 +106,7 @@ fn lower(function: &ItemFn, signature: &Signature<'_>, errors: &mut Errors) -> L
         None => (Vec::new(), false),
     };
     let mut program = lowerer.lower_body(&function.block);
+    check::unlowerable(std::mem::take(&mut program.unlowerable), errors);
     program.literals = syntax::string_literals(function.block.to_token_stream());
     let live = liveness::live_in(&program);
     plan::note_needs(&mut program, &live);

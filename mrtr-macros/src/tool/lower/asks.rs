@@ -1,17 +1,17 @@
 //! An `ask!`: the block ends with a suspension, and the answer is read where the ask stood.
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{ToTokens, quote};
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{Expr, Ident};
 
 use super::{Lowerer, answer_expr, place_answer};
 use crate::tool::ask::AskCall;
-use crate::tool::ir::{Node, Site};
+use crate::tool::ir::{Node, Site, Unlowerable};
 use crate::tool::syntax::{first_ask, leftmost_ask};
 
-impl Lowerer<'_> {
+impl Lowerer {
     /// Ends the current block with the site's questions; returns the expression that yields
     /// the answer(s) in the resume block, which becomes current.
     pub(super) fn suspend(
@@ -22,7 +22,7 @@ impl Lowerer<'_> {
         let call = match AskCall::parse(mac) {
             Ok(call) => call,
             Err(error) => {
-                self.errors.push(error);
+                self.refuse(Unlowerable::MalformedAsk(error));
                 return None;
             }
         };
@@ -41,11 +41,14 @@ impl Lowerer<'_> {
                     questions.push((name, key.span(), question.request.clone()));
                 }
                 // State-only: no key, but the request is still evaluated like any other.
-                None if recheck => questions.push((String::new(), call.questions[0].request.span(), question.request.clone())),
-                None => self.error(
-                    &question.request,
-                    "ask! needs a key: bind the answer with `let name = ask!(..)`, or name it with `ask!(name = ..)`",
-                ),
+                None if recheck => questions.push((
+                    String::new(),
+                    call.questions[0].request.span(),
+                    question.request.clone(),
+                )),
+                None => self.refuse(Unlowerable::AskWithoutKey(
+                    question.request.to_token_stream(),
+                )),
             }
         }
         for (_, _, request) in &questions {
@@ -81,17 +84,14 @@ impl Lowerer<'_> {
         let mut expr = expr.clone();
         let Some(slot) = leftmost_ask(&mut expr) else {
             let misplaced = first_ask(&expr).map_or_else(|| expr.span(), |mac| mac.span());
-            self.errors.push(syn::Error::new(
-                misplaced,
-                "ask! must be the first thing its statement evaluates (a `let` initializer, the operand of `?`, a method call's receiver, a condition); bind it first: `let answer = ask!(..);`",
-            ));
+            self.refuse(Unlowerable::AskNotEvaluatedFirst(misplaced));
             return None;
         };
         let Expr::Macro(mac) = std::mem::replace(slot, Expr::Verbatim(TokenStream::new())) else {
             unreachable!("leftmost_ask returns an ask")
         };
         if let Some(other) = first_ask(&expr) {
-            self.errors.push(syn::Error::new(other.span(), "only one ask! can be evaluated in place per statement; bind the others first with `let name = ask!(..);`"));
+            self.refuse(Unlowerable::SecondAskInPlace(other.span()));
             return None;
         }
         let answer = self.suspend(&mac.mac, key)?;

@@ -12,11 +12,11 @@ use super::{
     ArmFrame, Dest, LoopFrame, Lowerer, declare_let_bindings, declared_names, plain, segment,
 };
 use crate::tool::canonical::canonical;
-use crate::tool::ir::{Arm, BlockId, Branch, BranchShape, Code, Flow, Node};
+use crate::tool::ir::{Arm, BlockId, Branch, BranchShape, Code, Flow, Node, Unlowerable};
 use crate::tool::scope::Visible;
 use crate::tool::syntax::contains_ask;
 
-impl Lowerer<'_> {
+impl Lowerer {
     pub(super) fn construct(&mut self, expr: &Expr, dest: Dest) {
         match expr {
             Expr::Paren(paren) => self.construct(&paren.expr, dest),
@@ -42,15 +42,17 @@ impl Lowerer<'_> {
                 });
             }
             Expr::Block(block) if block.label.is_none() => self.branch_block(block, dest),
-            Expr::Block(block) => self.error(
-                &block.label,
-                "ask! cannot be used inside a labeled block; use a loop or a function instead",
-            ),
-            Expr::Unsafe(block) => self.error(
-                block.unsafe_token,
-                "ask! cannot be used inside an `unsafe` block; move it out of the block",
-            ),
-            other => self.error(other, "ask! is not supported in this position"),
+            Expr::Block(block) => {
+                self.refuse(Unlowerable::AskInLabeledBlock(
+                    block.label.to_token_stream(),
+                ));
+            }
+            Expr::Unsafe(block) => {
+                self.refuse(Unlowerable::AskInUnsafeBlock(
+                    block.unsafe_token.to_token_stream(),
+                ));
+            }
+            other => self.refuse(Unlowerable::AskInThisPosition(other.to_token_stream())),
         }
     }
 

@@ -9,10 +9,10 @@ use syn::{Block as SynBlock, Expr, Ident, Lifetime, Stmt, visit_mut};
 
 use super::{Dest, HOLE, Lowerer, let_names, pat_names};
 use crate::tool::ask;
-use crate::tool::ir::{BlockId, Exit};
+use crate::tool::ir::{BlockId, Exit, Unlowerable};
 use crate::tool::scope::{BindingId, pattern_bindings};
 
-impl Lowerer<'_> {
+impl Lowerer {
     /// Makes every `break`/`continue` that leaves a lowered loop a hole, recording its jump.
     pub(super) fn rewrite_jumps<T: JumpTarget>(&mut self, node: &mut T) -> Vec<usize> {
         if self.loops.is_empty() {
@@ -33,23 +33,23 @@ impl Lowerer<'_> {
 
 /// Things in which jumps can be rewritten.
 pub(super) trait JumpTarget {
-    fn rewrite(&mut self, jumps: &mut Jumps<'_, '_>);
+    fn rewrite(&mut self, jumps: &mut Jumps<'_>);
 }
 
 impl JumpTarget for Stmt {
-    fn rewrite(&mut self, jumps: &mut Jumps<'_, '_>) {
+    fn rewrite(&mut self, jumps: &mut Jumps<'_>) {
         jumps.visit_stmt_mut(self);
     }
 }
 
 impl JumpTarget for Expr {
-    fn rewrite(&mut self, jumps: &mut Jumps<'_, '_>) {
+    fn rewrite(&mut self, jumps: &mut Jumps<'_>) {
         jumps.visit_expr_mut(self);
     }
 }
 
-pub(super) struct Jumps<'l, 'e> {
-    lowerer: &'l mut Lowerer<'e>,
+pub(super) struct Jumps<'l> {
+    lowerer: &'l mut Lowerer,
     /// Loops inside the code being rewritten (their `break`s stay as written).
     native: Vec<Option<String>>,
     /// Names the code being rewritten binds around the current point, by scope.
@@ -59,7 +59,7 @@ pub(super) struct Jumps<'l, 'e> {
     tail: bool,
 }
 
-impl Jumps<'_, '_> {
+impl Jumps<'_> {
     fn target(&self, label: Option<&Lifetime>) -> Option<usize> {
         let name = label.map(|label| label.ident.to_string());
         let native = match &name {
@@ -166,7 +166,7 @@ impl Jumps<'_, '_> {
     }
 }
 
-impl VisitMut for Jumps<'_, '_> {
+impl VisitMut for Jumps<'_> {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
         match expr {
             Expr::Break(expr_break) => {
@@ -310,10 +310,11 @@ impl VisitMut for Jumps<'_, '_> {
                 .last()
                 .map(|segment| segment.ident.to_string())
                 .unwrap_or_default();
-            self.lowerer.errors.push(syn::Error::new(
-                jump.span(),
-                format!("`{jump}` inside `{name}!` cannot leave a loop that asks: #[mrtr::tool] does not see the macro's expansion; set a flag inside the macro and `{jump}` after it"),
-            ));
+            self.lowerer.refuse(Unlowerable::JumpInsideAnotherMacro {
+                at: jump.span(),
+                jump: jump.to_string(),
+                name,
+            });
         }
     }
 

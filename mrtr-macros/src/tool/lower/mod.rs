@@ -23,14 +23,13 @@ pub(crate) use jumps::guard_ident;
 use std::collections::BTreeSet;
 
 use proc_macro2::{Span, TokenStream};
-use quote::{ToTokens, format_ident, quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned};
 use syn::visit::Visit;
 use syn::{Block as SynBlock, Expr, Ident, Pat, Stmt};
 
-use super::ir::{Block, BlockId, Code, Node, Program, SiteId};
+use super::ir::{Block, BlockId, Code, Node, Program, SiteId, Unlowerable};
 use super::scope::{Binding, BindingId, BindingKind, Scopes, Uses, pattern_bindings};
 use super::syntax::{leftmost_child, ref_bindings};
-use crate::errors::Errors;
 
 /// Where the value of a construct goes.
 #[derive(Clone, Copy)]
@@ -70,7 +69,7 @@ enum Sink {
 /// of code in order.
 pub(crate) const HOLE: &str = "__mrtr_hole";
 
-pub(crate) struct Lowerer<'e> {
+pub(crate) struct Lowerer {
     program: Program,
     scopes: Scopes,
     loops: Vec<LoopFrame>,
@@ -80,7 +79,6 @@ pub(crate) struct Lowerer<'e> {
     current: BlockId,
     synthetic: usize,
     source_order: usize,
-    errors: &'e mut Errors,
     /// The context parameter's name, to recognise `cx.state::<T>()` lookups.
     context: Option<String>,
     /// The constructs around the code being lowered, outermost first: part of the identity of
@@ -95,8 +93,8 @@ pub(crate) struct Lowerer<'e> {
     macro_names: BTreeSet<String>,
 }
 
-impl<'e> Lowerer<'e> {
-    pub(crate) fn new(errors: &'e mut Errors, context: Option<String>) -> Self {
+impl Lowerer {
+    pub(crate) fn new(context: Option<String>) -> Self {
         let mut scopes = Scopes::default();
         scopes.push();
         Self {
@@ -109,6 +107,7 @@ impl<'e> Lowerer<'e> {
                 guards: Vec::new(),
                 literals: Vec::new(),
                 macro_binds: Vec::new(),
+                unlowerable: Vec::new(),
             },
             scopes,
             loops: Vec::new(),
@@ -118,7 +117,6 @@ impl<'e> Lowerer<'e> {
             current: 0,
             synthetic: 0,
             source_order: 0,
-            errors,
             context,
             path: Vec::new(),
             desugared: false,
@@ -291,8 +289,9 @@ impl<'e> Lowerer<'e> {
         on_context && call.method == "state" && call.args.is_empty()
     }
 
-    fn error(&mut self, tokens: impl ToTokens, message: impl std::fmt::Display) {
-        self.errors.spanned(tokens, message);
+    /// Records what cannot be taken apart here; `check::unlowerable` words it.
+    fn refuse(&mut self, refusal: Unlowerable) {
+        self.program.unlowerable.push(refusal);
     }
 }
 
@@ -390,10 +389,7 @@ pub(crate) fn witness_ident(site: SiteId, index: usize) -> Ident {
 }
 
 /// Declares the `if let` bindings of a condition (visible in the `then` arm).
-fn declare_let_bindings(
-    lowerer: &mut Lowerer<'_>,
-    cond: &Expr,
-) -> (Vec<BindingId>, Vec<BindingId>) {
+fn declare_let_bindings(lowerer: &mut Lowerer, cond: &Expr) -> (Vec<BindingId>, Vec<BindingId>) {
     struct Lets<'a>(Vec<&'a Pat>);
     impl<'a> Visit<'a> for Lets<'a> {
         fn visit_expr_let(&mut self, expr: &'a syn::ExprLet) {

@@ -8,13 +8,13 @@ use syn::{Expr, Local, Pat, Stmt};
 use super::items::{NEVER_BINDS, binding_positions, item_name_span, reads_a_local};
 use super::{Dest, Lowerer, Sink, pat_names, plain, wrap_in_block};
 use crate::tool::ask;
-use crate::tool::ir::{BlockId, BranchShape, Code, Node};
+use crate::tool::ir::{BlockId, BranchShape, Code, Node, Unlowerable};
 use crate::tool::scope::BindingKind;
 use crate::tool::syntax::{
     assigned_key, binding_key, contains_ask, diverges, is_borrow, is_construct, stmt_asks,
 };
 
-impl Lowerer<'_> {
+impl Lowerer {
     pub(super) fn stmts(&mut self, stmts: &[Stmt], dest: Dest) {
         // Items are visible in the whole block, whatever their position: hoist them first.
         let mut rest: Vec<&Stmt> = Vec::new();
@@ -98,10 +98,7 @@ impl Lowerer<'_> {
     fn hoist_item(&mut self, item: &syn::Item, earlier: &BTreeSet<String>) {
         // The parameters' scope and the body's.
         if self.scopes.depth() > 2 {
-            self.error(
-                item_name_span(item),
-                "an item (`fn`, `const`, `struct`, `use`, `macro_rules!`, ..) cannot go inside a block that asks: the machine takes the block apart and declares its items for the whole body, where this one would hide others of its name; move it to the top of the body or out of the function",
-            );
+            self.refuse(Unlowerable::ItemInABlockThatAsks(item_name_span(item)));
             return;
         }
         if let syn::Item::Macro(definition) = item
@@ -109,17 +106,14 @@ impl Lowerer<'_> {
             && let Some(name) = &definition.ident
         {
             if !self.macro_names.insert(name.to_string()) {
-                self.error(
-                    name,
-                    format!("`{name}!` is defined twice in the body: the machine declares the body's items once, before its code, so uses before the second definition would see it too; give the second one another name"),
-                );
+                self.refuse(Unlowerable::MacroDefinedTwice(name.clone()));
             }
             if let Some(local) = reads_a_local(definition.mac.tokens.clone(), &self.scopes, earlier)
             {
-                self.error(
-                    &local,
-                    format!("`{name}!` reads the local `{local}`: the machine declares the body's items before its code, where `{local}` is not in scope; pass `{local}` to the macro as an argument"),
-                );
+                self.refuse(Unlowerable::MacroReadsALocal {
+                    name: name.clone(),
+                    local,
+                });
             }
         }
         self.program.items.push(item.to_token_stream());
