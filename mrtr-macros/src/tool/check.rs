@@ -326,11 +326,11 @@ impl Walk<'_> {
         if let Some(args) = args
             && layout.rebuilds_args(block, args.bindings, args.kept)
         {
-            held.0.extend(args.bindings.iter().copied());
+            held.declare(args.bindings.iter().copied());
         }
         for id in data.entry.values() {
             if let Entry::Taken | Entry::Declared = layout.entry(block, *id) {
-                held.0.insert(*id);
+                held.declare([*id]);
             }
         }
         let live_out = layout.live_out(block);
@@ -351,9 +351,9 @@ impl Walk<'_> {
         match node {
             Node::Stmt(code) => {
                 let (hidden, back) = layout.hidden_at_exits(held, &[code], &[]);
-                remove(held, &hidden);
+                held.put_away(&hidden);
                 self.fill(held, code);
-                held.0.extend(back);
+                held.take_back(back);
                 true
             }
             Node::Tail(code) => {
@@ -370,21 +370,19 @@ impl Walk<'_> {
             } => {
                 let codes: Vec<&Code> = std::iter::once(init).chain(diverge.as_ref()).collect();
                 let (hidden, back) = layout.hidden_at_exits(held, &codes, declares);
-                remove(held, &hidden);
+                held.put_away(&hidden);
                 self.fill(held, init);
                 let hidden = layout.hidden_by_let(held, hides, live_out, needed_after);
                 let forgotten = layout.forgotten_by_let(held, hides, needed_after);
                 if let Some(diverge) = diverge {
                     let mut diverge_held = held.clone();
-                    diverge_held
-                        .0
-                        .retain(|id| !hidden.contains(id) || diverge.uses.contains(id));
+                    diverge_held.put_away(hidden.iter().filter(|id| !diverge.uses.contains(id)));
                     self.fill(&diverge_held, diverge);
                 }
-                remove(held, &hidden);
-                remove(held, &forgotten);
-                held.0.extend(declares.iter().copied());
-                held.0.extend(back);
+                held.put_away(&hidden);
+                held.put_away(&forgotten);
+                held.declare(declares.iter().copied());
+                held.take_back(back);
                 true
             }
             Node::Jump { target, visible } => {
@@ -412,7 +410,7 @@ impl Walk<'_> {
             let exit = &layout.program.holes[*hole];
             let mut held = held.clone();
             if let Some((Some(binding), _)) = &exit.value {
-                held.0.insert(*binding);
+                held.declare([*binding]);
             }
             self.jump(&held, exit.target, &exit.visible, &exit.hidden);
         }
@@ -422,9 +420,9 @@ impl Walk<'_> {
         let layout = self.layout;
         let before = held.clone();
         let early = layout.early(held, live_out, branch);
-        remove(held, &early);
+        held.put_away(&early);
         let late = layout.late(held, live_out, branch);
-        remove(held, &late);
+        held.put_away(&late);
         let early: Vec<BindingId> = early.into_iter().chain(late).collect();
         let mut arms = Vec::new();
         for arm in &branch.arms {
@@ -460,7 +458,7 @@ impl Walk<'_> {
             // An arm that must put a value away at its end cannot if its own pattern hides it.
             self.refuse(put_away.into_iter().filter(|id| arm.hides.contains(id)));
         }
-        held.0 = kept_by_all;
+        held.keep_only(&kept_by_all);
         match &branch.shape {
             BranchShape::If { cond, .. } => self.fill(held, cond),
             BranchShape::Match { scrutinee, heads } => {
@@ -476,7 +474,7 @@ impl Walk<'_> {
             Flow::Return => return false,
             Flow::Discard(_) => {}
             Flow::Value(binding, _) => {
-                held.0.insert(binding);
+                held.declare([binding]);
             }
         }
         match branch.dest.join() {
@@ -485,18 +483,11 @@ impl Walk<'_> {
                 false
             }
             None if completes => {
-                held.0
-                    .extend(Layout::taken_back(&before, held, &branch.needed_after));
+                let back = Layout::taken_back(&before, held, &branch.needed_after);
+                held.take_back(back);
                 true
             }
             None => false,
         }
-    }
-}
-
-/// Values put away in their slots: no longer held.
-fn remove(held: &mut Held, ids: &[BindingId]) {
-    for id in ids {
-        held.0.remove(id);
     }
 }

@@ -56,12 +56,7 @@ fn fields_of(program: &Program, id: BindingId) -> Option<Vec<FieldPath>> {
         // In the block that declares it, the fields read before the machine could first put
         // it away may be moved out; the others are needed later.
         scan.counting = !block.declared.contains(&id);
-        for node in &block.nodes {
-            if may_put_away(node) {
-                scan.counting = true;
-            }
-            scan.node(node)?;
-        }
+        scan.nodes(&block.nodes)?;
     }
     // Only a value that may have been partly moved is split: one whose fields are only
     // borrowed before its first slot (`p.name.clone()`, `&p.name`, `format!("{}", p.name)`)
@@ -114,6 +109,16 @@ struct Scan<'a> {
 
 impl Scan<'_> {
     /// `None` when the binding is used other than by reading a named field.
+    fn nodes(&mut self, nodes: &[Node]) -> Option<()> {
+        for node in nodes {
+            if may_put_away(node) {
+                self.counting = true;
+            }
+            self.node(node)?;
+        }
+        Some(())
+    }
+
     fn node(&mut self, node: &Node) -> Option<()> {
         match node {
             Node::Stmt(code) | Node::Tail(code) => self.code(code),
@@ -128,7 +133,15 @@ impl Scan<'_> {
                     self.tokens(pat.clone())?;
                 }
                 self.code(init)?;
-                diverge.as_ref().map_or(Some(()), |code| self.code(code))
+                if let Some(diverge) = diverge {
+                    self.code(diverge)?;
+                }
+                // Where the binding is declared (in an arm, say), its fields may be moved out
+                // again until the machine may next put it away.
+                if declares.contains(&self.id) {
+                    self.counting = false;
+                }
+                Some(())
             }
             Node::Jump { .. } => Some(()),
             Node::Suspend { site, .. } => {
@@ -158,9 +171,12 @@ impl Scan<'_> {
             BranchShape::Block => {}
         }
         for arm in &branch.arms {
-            for node in &arm.nodes {
-                self.node(node)?;
+            if arm.declares.contains(&self.id) {
+                self.counting = false;
             }
+            self.nodes(&arm.nodes)?;
+            // The next arm starts where the construct may have put values away.
+            self.counting = true;
         }
         Some(())
     }

@@ -157,6 +157,8 @@ pub(crate) struct Block {
 /// One `ask!`: its questions (key, key span, request) and where the machine resumes.
 pub(crate) struct Site {
     pub(crate) questions: Vec<(String, Span, Expr)>,
+    /// The bindings its questions read, before the step ends.
+    pub(crate) uses: BTreeSet<BindingId>,
     pub(crate) resume: BlockId,
     /// The constructs around the ask, outermost first (`if`, `else`, `match PATTERN`, `loop`,
     /// `while`, `for`): with the keys, what identifies the resume point across builds.

@@ -13,9 +13,55 @@ use super::lower::HOLE;
 use super::scope::{BindingId, BindingKind, Visible};
 use super::syntax::borrows;
 
-/// Which bindings the block being walked holds as locals (the others live in their slots).
+/// Which bindings the code being walked holds as locals (the others live in their slots).
 #[derive(Clone, Default)]
-pub(crate) struct Held(pub(crate) BTreeSet<BindingId>);
+pub(crate) struct Held {
+    locals: BTreeSet<BindingId>,
+    /// Of those, the ones taken out of their slots inside the arm being walked: their locals
+    /// end with the arm, so an arm that completes in place puts them away again.
+    taken_in_arm: BTreeSet<BindingId>,
+}
+
+impl Held {
+    /// The bindings held as locals.
+    pub(crate) fn locals(&self) -> &BTreeSet<BindingId> {
+        &self.locals
+    }
+
+    pub(crate) fn holds(&self, id: BindingId) -> bool {
+        self.locals.contains(&id)
+    }
+
+    /// Bindings declared (or rebuilt) in the scope being walked.
+    pub(crate) fn declare(&mut self, ids: impl IntoIterator<Item = BindingId>) {
+        self.locals.extend(ids);
+    }
+
+    /// Bindings moved into their slots, or no longer needed: not held any more.
+    pub(crate) fn put_away<'a>(&mut self, ids: impl IntoIterator<Item = &'a BindingId>) {
+        for id in ids {
+            self.locals.remove(id);
+            self.taken_in_arm.remove(id);
+        }
+    }
+
+    /// Bindings taken out of their slots into locals of the scope being walked.
+    pub(crate) fn take_back(&mut self, ids: impl IntoIterator<Item = BindingId> + Clone) {
+        self.locals.extend(ids.clone());
+        self.taken_in_arm.extend(ids);
+    }
+
+    /// After a construct: only `kept` is still held.
+    pub(crate) fn keep_only(&mut self, kept: &BTreeSet<BindingId>) {
+        self.locals = kept.clone();
+        self.taken_in_arm.retain(|id| kept.contains(id));
+    }
+
+    /// Whether an arm holds `id` at its end in a local of the scope around the construct.
+    fn kept_through_arm(&self, id: BindingId) -> bool {
+        self.holds(id) && !self.taken_in_arm.contains(&id)
+    }
+}
 
 /// How a binding in force at the start of a block gets there.
 pub(crate) enum Entry {
@@ -87,7 +133,7 @@ impl Layout<'_> {
         hidden: &BTreeSet<String>,
     ) -> Vec<BindingId> {
         self.live[target]
-            .intersection(&held.0)
+            .intersection(held.locals())
             .copied()
             .filter(|id| {
                 let name = self.program.bindings[*id].ident.to_string();
@@ -110,7 +156,7 @@ impl Layout<'_> {
         for code in codes {
             for hole in &code.holes {
                 let exit = &self.program.holes[*hole];
-                for id in self.live[exit.target].intersection(&held.0) {
+                for id in self.live[exit.target].intersection(held.locals()) {
                     let name = self.program.bindings[*id].ident.to_string();
                     let visible =
                         exit.visible.get(&name) == Some(id) && !exit.hidden.contains(&name);
@@ -146,7 +192,7 @@ impl Layout<'_> {
             .iter()
             .copied()
             .filter(|id| {
-                held.0.contains(id)
+                held.holds(*id)
                     && self.is_kept(*id)
                     && live_out.contains(id)
                     && needed_after.contains(id)
@@ -165,7 +211,7 @@ impl Layout<'_> {
         hides
             .iter()
             .copied()
-            .filter(|id| held.0.contains(id) && !needed_after.contains(id))
+            .filter(|id| held.holds(*id) && !needed_after.contains(id))
             .collect()
     }
 
@@ -189,7 +235,7 @@ impl Layout<'_> {
                 .collect(),
             BranchShape::Block => BTreeSet::new(),
         };
-        held.0
+        held.locals
             .iter()
             .copied()
             .filter(|id| {
@@ -220,7 +266,7 @@ impl Layout<'_> {
             } => (cond, &[][..]),
             _ => return Vec::new(),
         };
-        held.0
+        held.locals
             .iter()
             .copied()
             .filter(|id| {
@@ -238,26 +284,29 @@ impl Layout<'_> {
     }
 
     /// What an arm holds where it starts: what the construct held, the values put away
-    /// before it that the arm does not hide (`early`, taken back), and the arm's own bindings.
+    /// before it that the arm does not hide (`early`, taken back in the arm), and the arm's
+    /// own bindings.
     pub(crate) fn arm_entry(&self, held: &Held, early: &[BindingId], arm: &Arm) -> Held {
-        let mut arm_held = held.clone();
-        arm_held
-            .0
-            .extend(early.iter().filter(|id| !arm.hides.contains(id)));
-        arm_held.0.extend(arm.declares.iter().copied());
+        let mut arm_held = Held {
+            locals: held.locals.clone(),
+            taken_in_arm: BTreeSet::new(),
+        };
+        arm_held.take_back(early.iter().copied().filter(|id| !arm.hides.contains(id)));
+        arm_held.declare(arm.declares.iter().copied());
         arm_held
     }
 
     /// After the construct, a binding is held where every arm that completes in place (given
-    /// as what each holds at its end) still holds it.
+    /// as what each holds at its end) still holds it, in the local it had before the
+    /// construct.
     pub(crate) fn kept_by_all<'h>(
         held: &Held,
         completing: impl Iterator<Item = &'h Held> + Clone,
     ) -> BTreeSet<BindingId> {
-        held.0
+        held.locals
             .iter()
             .copied()
-            .filter(|id| completing.clone().all(|arm| arm.0.contains(id)))
+            .filter(|id| completing.clone().all(|arm| arm.kept_through_arm(*id)))
             .collect()
     }
 
@@ -269,15 +318,15 @@ impl Layout<'_> {
         needed_after: &BTreeSet<BindingId>,
     ) -> Vec<BindingId> {
         before
-            .0
-            .difference(&after.0)
+            .locals
+            .difference(&after.locals)
             .filter(|id| needed_after.contains(id))
             .copied()
             .collect()
     }
 
     /// Where arms disagree, the ones still holding a value put it away at their end (a value
-    /// taken back inside the arm always: its local ends with the arm).
+    /// taken back inside the arm always: its local ends with the arm, see `kept_by_all`).
     pub(crate) fn put_away(
         held: &Held,
         early: &[BindingId],
@@ -287,14 +336,14 @@ impl Layout<'_> {
         live_out: &BTreeSet<BindingId>,
         needed_after: &BTreeSet<BindingId>,
     ) -> Vec<BindingId> {
-        held.0
+        held.locals
             .iter()
             .chain(early)
             .copied()
             .filter(|id| {
                 completes
-                    && arm_held.0.contains(id)
-                    && (!kept_by_all.contains(id) || early.contains(id))
+                    && arm_held.holds(*id)
+                    && !kept_by_all.contains(id)
                     && live_out.contains(id)
                     && needed_after.contains(id)
             })
@@ -402,7 +451,11 @@ fn needs_of(
                 }
             }
             Node::Jump { target, .. } => after = live[*target].clone(),
-            Node::Suspend { site, .. } => after = live[program.sites[*site].resume].clone(),
+            Node::Suspend { site, .. } => {
+                let site = &program.sites[*site];
+                after = live[site.resume].clone();
+                after.extend(site.uses.iter().copied());
+            }
             Node::Branch(branch) => {
                 if let Some(join) = branch.dest.join() {
                     after.extend(live[join].iter().copied());

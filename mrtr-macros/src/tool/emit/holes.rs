@@ -35,7 +35,7 @@ impl Emitter<'_> {
                         let value = value.clone().unwrap_or_else(|| quote!(()));
                         match binding {
                             Some(binding) => {
-                                held.0.insert(*binding);
+                                held.declare([*binding]);
                                 let ident = &self.program.bindings[*binding].ident;
                                 let ty = self.program.bindings[*binding]
                                     .annotation

@@ -243,7 +243,7 @@ impl Emitter<'_> {
                 #[allow(unused_variables, unused_mut)]
                 let #pat: #ty = __mrtr_try!(__mrtr_private::reuse_arguments(&mut __mrtr_parsed_arguments, __mrtr_arguments));
             });
-            held.0.extend(args.bindings.iter().copied());
+            held.declare(args.bindings.iter().copied());
         }
         for id in data.entry.values() {
             let binding = &self.program.bindings[*id];
@@ -258,7 +258,7 @@ impl Emitter<'_> {
                 }
                 Entry::Taken => {
                     prelude.extend(self.take(*id));
-                    held.0.insert(*id);
+                    held.declare([*id]);
                 }
                 // Given a new value before it is read: declared here, without its old value.
                 Entry::Declared => {
@@ -268,7 +268,7 @@ impl Emitter<'_> {
                         #[allow(unused_mut)]
                         let #mutable #ident;
                     });
-                    held.0.insert(*id);
+                    held.declare([*id]);
                 }
                 Entry::Absent => {}
             }

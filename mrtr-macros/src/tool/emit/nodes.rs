@@ -41,7 +41,7 @@ impl Emitter<'_> {
             Node::Stmt(code) => {
                 let (before, after, back) = self.around_hidden_exits(held, &[code], &[]);
                 let code = self.fill(held, code);
-                held.0.extend(back);
+                held.take_back(back);
                 (quote!(#before #code #after), true)
             }
             Node::Tail(code) => (self.fill(held, code), true),
@@ -71,9 +71,7 @@ impl Emitter<'_> {
                     .filter(|id| diverge.as_ref().is_some_and(|code| code.uses.contains(id)))
                     .collect();
                 let mut diverge_held = held.clone();
-                diverge_held
-                    .0
-                    .retain(|id| !hidden.contains(id) || retaken.contains(id));
+                diverge_held.put_away(hidden.iter().filter(|id| !retaken.contains(id)));
                 let diverge = diverge
                     .as_ref()
                     .map(|diverge| self.fill(&diverge_held, diverge));
@@ -104,9 +102,9 @@ impl Emitter<'_> {
                     let value = Ident::new("__mrtr_initializer", Span::mixed_site());
                     quote!(let #value = #init; #saves #attrs let #pat = #value #diverge;)
                 };
-                held.0.retain(|id| !forgotten.contains(id));
-                held.0.extend(declares.iter().copied());
-                held.0.extend(back);
+                held.put_away(&forgotten);
+                held.declare(declares.iter().copied());
+                held.take_back(back);
                 (quote!(#before #code #after), true)
             }
             Node::Jump { target, visible } => {
@@ -210,7 +208,7 @@ impl Emitter<'_> {
             };
             bodies.push(body);
         }
-        held.0 = kept_by_all;
+        held.keep_only(&kept_by_all);
         let construct = match &branch.shape {
             BranchShape::If { pattern, cond } => {
                 let cond = self.fill(held, cond);
@@ -245,7 +243,7 @@ impl Emitter<'_> {
             Flow::Discard(_) => quote!(#[allow(unreachable_code)] { #construct };),
             Flow::Value(binding, _) => {
                 let ident = &self.program.bindings[binding].ident;
-                held.0.insert(binding);
+                held.declare([binding]);
                 let ty = self.program.bindings[binding]
                     .annotation
                     .as_ref()
@@ -265,7 +263,7 @@ impl Emitter<'_> {
             None if completes => {
                 let back = Layout::taken_back(&before, held, &branch.needed_after);
                 let retakes: TokenStream = back.iter().map(|id| self.take(*id)).collect();
-                held.0.extend(back);
+                held.take_back(back);
                 (quote!(#early_saves #code #retakes), true)
             }
             None => (quote!(#early_saves #code), false),
@@ -301,7 +299,7 @@ impl Emitter<'_> {
                 .is_empty()
         );
         self.live[target]
-            .intersection(&held.0)
+            .intersection(held.locals())
             .flat_map(|id| self.store(*id))
             .collect()
     }

@@ -158,7 +158,7 @@ impl Emitter<'_> {
     pub(super) fn move_to_slots(&self, held: &mut Held, ids: &[BindingId]) -> TokenStream {
         ids.iter()
             .map(|id| {
-                held.0.remove(id);
+                held.put_away([id]);
                 let store = self.store(*id);
                 quote!(#[allow(unused_assignments, unreachable_code)] { #store })
             })

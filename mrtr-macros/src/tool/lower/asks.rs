@@ -51,13 +51,15 @@ impl Lowerer {
                 )),
             }
         }
+        let mut uses = std::collections::BTreeSet::new();
         for (_, _, request) in &questions {
-            self.uses(request);
+            uses.extend(self.uses(request));
         }
         let resume = self.new_block();
         let site = self.program.sites.len();
         self.program.sites.push(Site {
             questions,
+            uses,
             resume,
             path: self.path.clone(),
         });
