@@ -43,22 +43,28 @@ type BoxResponse = Response<BoxBody<Bytes, Infallible>>;
 
 /// The service behind [`StreamableHttp`](super::StreamableHttp): the direct path for
 /// stateless rounds in front of rmcp's streamable-HTTP service.
+///
+/// Every request gets its own handle on the service: one `Arc`, so that a request clones no
+/// server, no rmcp configuration and no host lists.
 #[derive(Clone)]
-pub struct DirectRounds {
+pub struct DirectRounds(Arc<Shared>);
+
+/// What every request of a [`DirectRounds`] reads.
+struct Shared {
     server: McpServer,
     rmcp: RmcpService,
     sessions: Arc<BoundedSessions>,
-    picker: Arc<Picker>,
+    picker: Picker,
     /// rmcp's configuration: its body limit, which the direct path keeps whatever
     /// `Content-Length` claims, and its shutdown signal, which drops a round still running.
-    config: Arc<StreamableHttpServerConfig>,
+    config: StreamableHttpServerConfig,
 }
 
 impl std::fmt::Debug for DirectRounds {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("DirectRounds")
-            .field("server", &self.server)
-            .field("picker", &self.picker)
+            .field("server", &self.0.server)
+            .field("picker", &self.0.picker)
             .finish_non_exhaustive()
     }
 }
@@ -70,16 +76,18 @@ impl DirectRounds {
         sessions: Arc<BoundedSessions>,
         config: StreamableHttpServerConfig,
     ) -> Self {
-        Self {
+        Self(Arc::new(Shared {
             server,
             rmcp,
             sessions,
-            picker: Arc::new(Picker::new(&config)),
-            config: Arc::new(config),
-        }
+            picker: Picker::new(&config),
+            config,
+        }))
     }
+}
 
-    async fn serve<B>(self, request: Request<B>) -> BoxResponse
+impl Shared {
+    async fn serve<B>(&self, request: Request<B>) -> BoxResponse
     where
         B: Body + Send + 'static,
         B::Data: Send,
@@ -108,7 +116,7 @@ impl DirectRounds {
 
     /// A `subscriptions/listen` naming task ids is answered here (rmcp's typed filter has no
     /// `taskIds`, see task_listen.rs); any other goes to rmcp.
-    async fn listen<B>(self, request: Request<B>) -> BoxResponse
+    async fn listen<B>(&self, request: Request<B>) -> BoxResponse
     where
         B: Body + Send + 'static,
         B::Data: Send,
@@ -395,7 +403,7 @@ where
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
-        let this = self.clone();
-        Box::pin(async move { Ok(this.serve(request).await) })
+        let shared = Arc::clone(&self.0);
+        Box::pin(async move { Ok(shared.serve(request).await) })
     }
 }
