@@ -1833,8 +1833,52 @@ async fn read_by_the_next_question(args: Count) -> Result<String, ToolError> {
     Ok(format!("{total} {last}"))
 }
 
+/// A partly moved value whose name other bindings of the body also have (FINDINGS 22): an
+/// earlier `p`, one in a block, one in an arm that asks. Field reads are matched to the
+/// binding the lowering resolved, so it is kept field by field (was: kept whole, E0382).
+#[mrtr::tool]
+async fn partly_moved_namesakes(args: Flag) -> Result<String, ToolError> {
+    let p = 5;
+    let first = {
+        let p = p + 1;
+        p * 2
+    };
+    let p = person();
+    let name = p.name;
+    let visits = if args.flag {
+        let p = ask!(p = elicit::form::<Number>("p?")).accepted()?.value;
+        p
+    } else {
+        0
+    };
+    let more = ask!(more = elicit::form::<Number>(format!("More for {}?", p.email)))
+        .accepted()?
+        .value;
+    Ok(format!("{first} {name} {} {visits} {more}", p.email))
+}
+
 #[tokio::test]
 async fn values_declared_or_taken_back_inside_arms_come_back_where_they_are_read() {
+    assert_eq!(
+        text(
+            partly_moved_namesakes,
+            json!({ "flag": true }),
+            &[number(3), number(4)]
+        )
+        .await,
+        "12 Ada ada@example.com 3 4"
+    );
+    assert_eq!(
+        text(partly_moved_namesakes, json!({ "flag": false }), &[number(4)]).await,
+        "12 Ada ada@example.com 0 4"
+    );
+    let round = Harness::tool(partly_moved_namesakes)
+        .call(json!({ "flag": true }))
+        .await;
+    assert_eq!(
+        round.kept(),
+        json!({ "p.email": "ada@example.com", "first": 12, "name": "Ada" })
+    );
     assert_eq!(
         text(
             nested_partly_moved_in_an_arm,

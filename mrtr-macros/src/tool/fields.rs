@@ -4,7 +4,9 @@
 //! first place the machine may put it away travel in slots of their own, and the blocks that
 //! take it back rebuild a struct with just those fields. Fields of fields work the same way
 //! (`order.item.name` moved, `order.item.price` read later): each path read later is a slot,
-//! and the rebuilt struct nests one struct per field that is itself split.
+//! and the rebuilt struct nests one struct per field that is itself split. Where other
+//! bindings share the value's name, each piece of code is matched to the value by the names
+//! the lowering resolved in it, not by the identifier.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -33,20 +35,17 @@ pub(crate) fn kept_by_field(
 fn fields_of(program: &Program, id: BindingId) -> Option<Vec<FieldPath>> {
     let binding = &program.bindings[id];
     let name = binding.ident.to_string();
-    // One binding of that name in the whole body: every occurrence of the name is this one.
-    let unique = program
-        .bindings
-        .iter()
-        .filter(|other| other.ident == binding.ident)
-        .count()
-        == 1;
-    if binding.kind != BindingKind::Local || !unique || name.starts_with("r#") {
+    if binding.kind != BindingKind::Local || name.starts_with("r#") {
         return None;
     }
+    let namesakes = (0..program.bindings.len())
+        .filter(|other| *other != id && program.bindings[*other].ident == binding.ident)
+        .collect();
     let mut scan = Scan {
         program,
         id,
         name,
+        namesakes,
         counting: false,
         read_early: false,
         borrowed: false,
@@ -97,6 +96,9 @@ struct Scan<'a> {
     program: &'a Program,
     id: BindingId,
     name: String,
+    /// The body's other bindings of the same name. Where there are some, a piece of code
+    /// speaks of this binding only if the lowering resolved one of its names to it.
+    namesakes: BTreeSet<BindingId>,
     /// Whether the fields read here are needed after a slot.
     counting: bool,
     /// Whether a field may be moved out before the value's first slot.
@@ -129,7 +131,7 @@ impl Scan<'_> {
                 declares,
                 ..
             } => {
-                if !declares.contains(&self.id) {
+                if !declares.contains(&self.id) && !self.declares_a_namesake(declares) {
                     self.tokens(pat.clone())?;
                 }
                 self.code(init)?;
@@ -145,7 +147,11 @@ impl Scan<'_> {
             }
             Node::Jump { .. } => Some(()),
             Node::Suspend { site, .. } => {
-                for (_, _, request) in &self.program.sites[*site].questions {
+                let site = &self.program.sites[*site];
+                if !self.speaks_of_it(&site.uses)? {
+                    return Some(());
+                }
+                for (_, _, request) in &site.questions {
                     self.tokens(request.to_token_stream())?;
                 }
                 Some(())
@@ -157,7 +163,9 @@ impl Scan<'_> {
     fn branch(&mut self, branch: &Branch) -> Option<()> {
         match &branch.shape {
             BranchShape::If { pattern, cond } => {
-                if let Some(pattern) = pattern {
+                if let Some(pattern) = pattern
+                    && !self.declares_a_namesake(&branch.arms[0].declares)
+                {
                     self.tokens(pattern.clone())?;
                 }
                 self.code(cond)?
@@ -182,12 +190,33 @@ impl Scan<'_> {
     }
 
     fn code(&mut self, code: &Code) -> Option<()> {
+        if !self.speaks_of_it(&code.uses)? {
+            return Some(());
+        }
         for hole in &code.holes {
             if let Some((_, Some(value))) = &self.program.holes[*hole].value {
                 self.tokens(value.clone())?;
             }
         }
         self.tokens(code.tokens.clone())
+    }
+
+    /// Whether code that uses `uses` may name this binding: always when no other binding has
+    /// its name; otherwise only if the lowering resolved a name of the code to it, and `None`
+    /// (kept whole) if the code names another binding of that name too.
+    fn speaks_of_it(&self, uses: &BTreeSet<BindingId>) -> Option<bool> {
+        if self.namesakes.is_empty() {
+            return Some(true);
+        }
+        if !uses.contains(&self.id) {
+            return Some(false);
+        }
+        uses.is_disjoint(&self.namesakes).then_some(true)
+    }
+
+    /// Whether a pattern declaring `declares` declares another binding of this name.
+    fn declares_a_namesake(&self, declares: &[BindingId]) -> bool {
+        declares.iter().any(|id| self.namesakes.contains(id))
     }
 
     fn tokens(&mut self, tokens: TokenStream) -> Option<()> {
