@@ -1534,8 +1534,18 @@ impl<'f> Gen<'f> {
                 self.close("}");
             }
             1 => {
-                // The value of a `let`: the arm that goes on gives it, through the borrow.
+                // The value of a `let`: the arm that goes on gives it, through the borrow. The
+                // `let` declares its name in the construct's head, so re-binding the borrowed
+                // local's name there puts the local away before the construct while `r` is live
+                // (E0505 at the local's `let`, refused by design): only with `borrow_hidden`.
+                let guarded = !self.f.on("borrow_hidden");
+                if guarded {
+                    self.no_hide.push(var.name.clone());
+                }
                 let name = self.name_for_binding();
+                if guarded {
+                    self.no_hide.pop();
+                }
                 let c = self.expr(Ty::Bool, 1);
                 let asking_first = self.rng.chance(50);
                 self.open(&format!("let {name}: i64 = if {c} {{"));
