@@ -129,6 +129,14 @@ pub const FEATURES: &[(&str, bool, &str)] = &[
          field out while `p.n` is still read",
     ),
     (
+        "nested_fields",
+        true,
+        "with `user_types`, locals of a nested struct `Order { customer: Pair, id: i64 }` kept \
+         across asks and read in numbers (`o.id`, `o.customer.n`); with `moves`, also moved \
+         whole and moved out of in part, a field of a field (`let w = o.customer.name;`) or the \
+         inner struct (`let c = o.customer;`), the fields still owned read after, across an ask",
+    ),
+    (
         "spent_range",
         true,
         "for over an inclusive range already advanced (or exhausted) by next()",
@@ -330,6 +338,9 @@ pub enum Ty {
     Guard,
     /// `Pair`, a struct whose `name` may be moved out
     Pair,
+    /// `Order`, a struct holding a `Pair` (`nested_fields`): `customer.name` or `customer`
+    /// may be moved out
+    Order,
 }
 
 impl Ty {
@@ -357,6 +368,7 @@ impl Ty {
             Ty::Map => "Map",
             Ty::Guard => "Guard",
             Ty::Pair => "Pair",
+            Ty::Order => "Order",
         }
     }
 
@@ -381,6 +393,7 @@ impl Ty {
                 | Ty::Map
                 | Ty::Guard
                 | Ty::Pair
+                | Ty::Order
         )
     }
 }
@@ -395,8 +408,11 @@ struct Var {
     moved: bool,
     /// The number of asks written before the move (see `revivable`).
     moved_at: u32,
-    /// Moved out of in part (`let w = p.name;`): the field still readable.
-    remaining: Option<&'static str>,
+    /// Moved out of in part (`let w = p.name;`, `let w = o.customer.name;`, `let c =
+    /// o.customer;`): the paths of the `i64` fields still owned, all that may be read. A partly
+    /// moved local is `moved`: never used whole again (read, moved, borrowed, formatted) until
+    /// it is assigned again.
+    remaining: Option<&'static [&'static str]>,
 }
 
 #[derive(Clone, Debug)]
@@ -634,6 +650,9 @@ impl<'f> Gen<'f> {
         }
         if self.f.on("user_types") {
             tys.extend([Ty::Map, Ty::Guard, Ty::Pair]);
+            if self.f.on("nested_fields") {
+                tys.push(Ty::Order);
+            }
         }
         tys
     }
@@ -643,8 +662,8 @@ impl<'f> Gen<'f> {
         *self.rng.pick(&tys)
     }
 
-    /// A number read through a visible map, `Guard` or `Pair` without moving it, or through
-    /// the field a partly moved `Pair` still has.
+    /// A number read through a visible map, `Guard`, `Pair` or `Order` without moving it, or
+    /// through a field a partly moved `Pair` or `Order` still owns.
     fn user_type_number(&mut self) -> Option<String> {
         let mut seen = BTreeSet::new();
         let mut reads = Vec::new();
@@ -664,7 +683,13 @@ impl<'f> Gen<'f> {
                     var.name
                 )),
                 (Ty::Guard | Ty::Pair, false, _) => reads.push(format!("{}.n", var.name)),
-                (Ty::Pair, true, Some(field)) => reads.push(format!("{}.{field}", var.name)),
+                (Ty::Order, false, _) => {
+                    reads.push(format!("{}.id", var.name));
+                    reads.push(format!("{}.customer.n", var.name));
+                }
+                (Ty::Pair | Ty::Order, true, Some(fields)) => {
+                    reads.extend(fields.iter().map(|field| format!("{}.{field}", var.name)));
+                }
                 _ => {}
             }
         }
@@ -952,6 +977,12 @@ impl<'f> Gen<'f> {
                 let a = self.expr(Ty::I64, depth + 1);
                 format!("Pair {{ name: {s}, n: {a} }}")
             }
+            Ty::Order => {
+                let s = self.expr(Ty::Str, depth + 1);
+                let a = self.expr(Ty::I64, depth + 1);
+                let b = self.expr(Ty::I64, depth + 1);
+                format!("Order {{ customer: Pair {{ name: {s}, n: {a} }}, id: {b} }}")
+            }
         }
     }
 
@@ -1227,19 +1258,7 @@ impl<'f> Gen<'f> {
             }
             15..=29 => self.let_stmt(budget, ask),
             30..=37 => self.assign_stmt(budget, ask),
-            38..=41 if ask && self.f.on("ask_stmt") => {
-                self.site += 1;
-                self.asks += 1;
-                let site = self.site;
-                let form = *self.rng.pick(&["N", "C"]);
-                let q = self.question(site, 0, form);
-                if self.f.on("ask_try") && self.rng.chance(40) {
-                    self.line(&format!("ask!(k{site} = {q}).accepted()?;"));
-                } else {
-                    self.line(&format!("ask!(k{site} = {q});"));
-                }
-                1
-            }
+            38..=41 if ask && self.f.on("ask_stmt") => self.ask_stmt(),
             42..=44 if ask && self.f.on("recheck") => {
                 self.asks += 1;
                 self.line("ask!(recheck());");
@@ -1308,6 +1327,21 @@ impl<'f> Gen<'f> {
                 0
             }
         }
+    }
+
+    /// `ask!(..);` or `ask!(..).accepted()?;` as a statement (`ask_stmt`): one round.
+    fn ask_stmt(&mut self) -> u32 {
+        self.site += 1;
+        self.asks += 1;
+        let site = self.site;
+        let form = *self.rng.pick(&["N", "C"]);
+        let q = self.question(site, 0, form);
+        if self.f.on("ask_try") && self.rng.chance(40) {
+            self.line(&format!("ask!(k{site} = {q}).accepted()?;"));
+        } else {
+            self.line(&format!("ask!(k{site} = {q});"));
+        }
+        1
     }
 
     // ------------------------------------------------------------ borrows
@@ -1500,8 +1534,18 @@ impl<'f> Gen<'f> {
                 self.close("}");
             }
             1 => {
-                // The value of a `let`: the arm that goes on gives it, through the borrow.
+                // The value of a `let`: the arm that goes on gives it, through the borrow. The
+                // `let` declares its name in the construct's head, so re-binding the borrowed
+                // local's name there puts the local away before the construct while `r` is live
+                // (E0505 at the local's `let`, refused by design): only with `borrow_hidden`.
+                let guarded = !self.f.on("borrow_hidden");
+                if guarded {
+                    self.no_hide.push(var.name.clone());
+                }
                 let name = self.name_for_binding();
+                if guarded {
+                    self.no_hide.pop();
+                }
                 let c = self.expr(Ty::Bool, 1);
                 let asking_first = self.rng.chance(50);
                 self.open(&format!("let {name}: i64 = if {c} {{"));
@@ -1655,6 +1699,9 @@ impl<'f> Gen<'f> {
     /// When the moved local is `mut`, often some statements (which may ask) follow, and then
     /// `v = ..` (the revival, which may ask too); returns the rounds used.
     fn move_stmt(&mut self, budget: u32, ask: bool) -> u32 {
+        if self.f.on("user_types") && self.f.on("nested_fields") && self.rng.chance(25) {
+            return self.nested_move(budget, ask);
+        }
         let vars = self.movable(None);
         let var = self.rng.pick(&vars).clone();
         let v = var.name.clone();
@@ -1670,6 +1717,98 @@ impl<'f> Gen<'f> {
         used + self.revive(&var, budget - used, ask)
     }
 
+    /// Records that the innermost binding of the current scope named `name`, moved out of in
+    /// part, still owns the `i64` fields at `fields` (paths from it), and only those.
+    fn set_remaining(&mut self, name: &str, fields: &'static [&'static str]) {
+        if let Some(var) = self
+            .scopes
+            .last_mut()
+            .and_then(|scope| scope.iter_mut().rev().find(|var| var.name == name))
+        {
+            var.remaining = Some(fields);
+        }
+    }
+
+    /// `let w = o.customer.name;`: a field of a field of the (already `moved`) Order `o` goes;
+    /// `o.id` and `o.customer.n` stay readable.
+    fn move_customer_name(&mut self, o: &str) {
+        let name = self.name_for_binding();
+        self.line(&format!("let {name} = {o}.customer.name;"));
+        self.set_remaining(o, &["id", "customer.n"]);
+        self.declare(&name, Ty::Str, false);
+    }
+
+    /// `let c = o.customer;`: the inner struct of the (already `moved`) Order `o` goes whole;
+    /// only `o.id` stays readable. The new `Pair` may be moved out of in its turn.
+    fn move_customer(&mut self, o: &str) {
+        let name = self.name_for_binding();
+        let mutable = self.rng.chance(30);
+        let mut_kw = if mutable { "mut " } else { "" };
+        let ann = if self.f.on("inference") && self.rng.chance(50) {
+            ""
+        } else {
+            ": Pair"
+        };
+        self.line(&format!("let {mut_kw}{name}{ann} = {o}.customer;"));
+        self.set_remaining(o, &["id"]);
+        self.declare(&name, Ty::Pair, mutable);
+    }
+
+    /// The fields the binding in force named `name` still owns, if it is a partly moved
+    /// `Order` (a later binding of the name hides it).
+    fn order_remaining(&self, name: &str) -> Option<&'static [&'static str]> {
+        let var = self
+            .scopes
+            .iter()
+            .rev()
+            .flat_map(|scope| scope.iter().rev())
+            .find(|var| var.name == name)?;
+        (var.ty == Ty::Order && var.moved)
+            .then_some(var.remaining)
+            .flatten()
+    }
+
+    /// A fresh `Order`, a field of its field (or its inner struct) moved out, an ask, then a
+    /// field it still owns read into a new local or the trace (`nested_fields`): a partly moved
+    /// value kept across an ask. Returns the rounds used.
+    fn nested_move(&mut self, budget: u32, ask: bool) -> u32 {
+        let o = self.name_for_binding();
+        let mutable = self.rng.chance(30);
+        let mut_kw = if mutable { "mut " } else { "" };
+        let value = self.compound(Ty::Order, 1);
+        let ann = self.annotate(Ty::Order);
+        self.line(&format!("let {mut_kw}{o}{ann} = {value};"));
+        self.declare(&o, Ty::Order, mutable);
+        self.set_moved(&o, true);
+        if self.rng.chance(75) {
+            self.move_customer_name(&o);
+        } else {
+            self.move_customer(&o);
+        }
+        let used = if ask && budget > 0 && self.f.on("ask_stmt") {
+            self.ask_stmt()
+        } else {
+            self.trace();
+            0
+        };
+        // `w` may have taken `o`'s name (`shadow_same`): then `o` is no longer readable.
+        let Some(fields) = self.order_remaining(&o) else {
+            self.trace();
+            return used;
+        };
+        let read = format!("{o}.{}", self.rng.pick(fields));
+        if self.rng.chance(50) {
+            let name = self.name_for_binding();
+            let a = self.lit_i64();
+            self.line(&format!("let {name}: i64 = {read}.wrapping_add({a});"));
+            self.declare(&name, Ty::I64, false);
+        } else {
+            let id = self.next_id();
+            self.line(&format!("t(format!(\"L{id} {{}}\", {read}));"));
+        }
+        used
+    }
+
     fn move_out(&mut self, var: &Var) {
         let v = var.name.clone();
         match self.rng.below(4) {
@@ -1678,15 +1817,13 @@ impl<'f> Gen<'f> {
             1 | 2 if var.ty == Ty::Pair => {
                 let name = self.name_for_binding();
                 self.line(&format!("let {name} = {v}.name;"));
-                if let Some(pair) = self
-                    .scopes
-                    .last_mut()
-                    .and_then(|scope| scope.iter_mut().rev().find(|other| other.name == v))
-                {
-                    pair.remaining = Some("n");
-                }
+                self.set_remaining(&v, &["n"]);
                 self.declare(&name, Ty::Str, false);
             }
+            // Two levels: a field of the inner struct goes (its `n` and the outer `id` stay), or
+            // the inner struct goes whole (only `id` stays).
+            1 if var.ty == Ty::Order => self.move_customer_name(&v),
+            2 if var.ty == Ty::Order => self.move_customer(&v),
             1 if var.ty == Ty::Str => {
                 let name = self.name_for_binding();
                 self.line(&format!("let {name} = {v} + \"!\";"));
@@ -2470,8 +2607,8 @@ pub fn emit_cases(cases: &[Case], seed: u64, features: &Features) -> String {
     }
     format!(
         "/// The seed the cases were generated from.\npub const SEED: u64 = {seed};\n/// The enabled grammar features.\npub const FEATURES: &str = {:?};\n\n\
-         #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]\npub mod plain {{\n    use mrtr::{{Answer, ToolError, elicit, recheck}};\n    use mrtr_differential::{{C, Guard, Inner, Item, Map, Marker, N, Outer, Pair, check, eat, t}};\n    macro_rules! ask {{\n        ($key:ident = $q:expr) => {{ mrtr_differential::plain_ask($q) }};\n        ($($key:ident = $q:expr),+) => {{ ($(mrtr_differential::plain_ask($q)),+) }};\n        ($q:expr) => {{ mrtr_differential::plain_ask($q) }};\n    }}\n\n{plain}}}\n\n\
-         #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]\npub mod tools {{\n    use mrtr::{{Answer, ToolError, elicit, recheck}};\n    use mrtr_differential::{{C, Guard, Inner, Item, Map, Marker, N, Outer, Pair, check, eat, t}};\n\n{tools}}}\n\n\
+         #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]\npub mod plain {{\n    use mrtr::{{Answer, ToolError, elicit, recheck}};\n    use mrtr_differential::{{C, Guard, Inner, Item, Map, Marker, N, Order, Outer, Pair, check, eat, t}};\n    macro_rules! ask {{\n        ($key:ident = $q:expr) => {{ mrtr_differential::plain_ask($q) }};\n        ($($key:ident = $q:expr),+) => {{ ($(mrtr_differential::plain_ask($q)),+) }};\n        ($q:expr) => {{ mrtr_differential::plain_ask($q) }};\n    }}\n\n{plain}}}\n\n\
+         #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]\npub mod tools {{\n    use mrtr::{{Answer, ToolError, elicit, recheck}};\n    use mrtr_differential::{{C, Guard, Inner, Item, Map, Marker, N, Order, Outer, Pair, check, eat, t}};\n\n{tools}}}\n\n\
          /// Every case.\npub static CASES: &[Case] = &[\n{table}];\n",
         features.list()
     )

@@ -97,6 +97,16 @@ pub struct Pair {
     pub n: i64,
 }
 
+/// A struct holding a [`Pair`]: the bodies move `customer.name` (a field of a field) or
+/// `customer` out while they read `id` and, if it is still owned, `customer.n` after asks.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Order {
+    /// The inner struct, moved out whole or in part.
+    pub customer: Pair,
+    /// A number, read after the moves.
+    pub id: i64,
+}
+
 thread_local! {
     static TRACE: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
     static SCRIPT: RefCell<Option<Script>> = const { RefCell::new(None) };
