@@ -1806,7 +1806,9 @@ async fn taken_back_inside_an_arm(args: Flag) -> Result<String, ToolError> {
     } else {
         0
     };
-    let last = ask!(last = elicit::form::<Number>("Last?")).accepted()?.value;
+    let last = ask!(last = elicit::form::<Number>("Last?"))
+        .accepted()?
+        .value;
     Ok(format!("{words:?} {total} {last}"))
 }
 
@@ -1857,8 +1859,32 @@ async fn partly_moved_namesakes(args: Flag) -> Result<String, ToolError> {
     Ok(format!("{first} {name} {} {visits} {more}", p.email))
 }
 
+/// The same where the namesake is declared in code kept as written (the rest of an arm after
+/// its last ask): `let p = ..p.visits..;` reads the partly moved value, then hides it.
+#[mrtr::tool]
+async fn partly_moved_then_hidden_in_an_arm(args: Flag) -> Result<String, ToolError> {
+    let mut seen = String::from("none");
+    if args.flag {
+        let p = person();
+        let name = p.name;
+        ask!(extra = elicit::form::<Number>("Extra?"));
+        #[allow(unused_variables)]
+        let p = seen.push_str(&format!(" {name} {}", p.visits));
+    }
+    Ok(seen)
+}
+
 #[tokio::test]
 async fn values_declared_or_taken_back_inside_arms_come_back_where_they_are_read() {
+    assert_eq!(
+        text(
+            partly_moved_then_hidden_in_an_arm,
+            json!({ "flag": true }),
+            &[number(2)]
+        )
+        .await,
+        "none Ada 1"
+    );
     assert_eq!(
         text(
             partly_moved_namesakes,
@@ -1869,7 +1895,12 @@ async fn values_declared_or_taken_back_inside_arms_come_back_where_they_are_read
         "12 Ada ada@example.com 3 4"
     );
     assert_eq!(
-        text(partly_moved_namesakes, json!({ "flag": false }), &[number(4)]).await,
+        text(
+            partly_moved_namesakes,
+            json!({ "flag": false }),
+            &[number(4)]
+        )
+        .await,
         "12 Ada ada@example.com 0 4"
     );
     let round = Harness::tool(partly_moved_namesakes)
@@ -1893,7 +1924,12 @@ async fn values_declared_or_taken_back_inside_arms_come_back_where_they_are_read
         "none"
     );
     assert_eq!(
-        text(taken_back_inside_an_arm, json!({ "flag": true }), &[number(7)]).await,
+        text(
+            taken_back_inside_an_arm,
+            json!({ "flag": true }),
+            &[number(7)]
+        )
+        .await,
         "[\"a\", \"b\"] 11 7"
     );
     assert_eq!(
@@ -1906,15 +1942,30 @@ async fn values_declared_or_taken_back_inside_arms_come_back_where_they_are_read
         "early 2"
     );
     assert_eq!(
-        text(read_by_the_next_question, json!({ "count": 0 }), &[number(5)]).await,
+        text(
+            read_by_the_next_question,
+            json!({ "count": 0 }),
+            &[number(5)]
+        )
+        .await,
         "3 5"
     );
     assert_eq!(
-        text(read_by_the_next_question, json!({ "count": 1 }), &[number(2)]).await,
+        text(
+            read_by_the_next_question,
+            json!({ "count": 1 }),
+            &[number(2)]
+        )
+        .await,
         "tea 2"
     );
     assert_eq!(
-        text(read_by_the_next_question, json!({ "count": 2 }), &[number(5)]).await,
+        text(
+            read_by_the_next_question,
+            json!({ "count": 2 }),
+            &[number(5)]
+        )
+        .await,
         "0 5"
     );
     // The question carries the value taken back.

@@ -231,6 +231,17 @@ impl Scan<'_> {
                 skip_until = end;
                 continue;
             }
+            // A `let` of the name in code kept as written: its initializer may read this
+            // binding, the rest of the block reads the new one.
+            if let Some((init, end)) = let_hiding(&tokens, index, &self.name) {
+                if !starts_statement(&tokens, index) {
+                    // `if let`, `while let`, a let chain: the new binding's scope is not the
+                    // rest of this block.
+                    return None;
+                }
+                let init: TokenStream = tokens[init..end].iter().cloned().collect();
+                return self.tokens(init);
+            }
             match token {
                 TokenTree::Group(group) => {
                     // The arguments of a formatting macro are only borrowed.
@@ -312,6 +323,45 @@ fn closure_hiding(tokens: &[TokenTree], start: usize, name: &str) -> Option<usiz
                 .position(|token| is_punct(Some(token), ',') || is_punct(Some(token), ';'))
                 .unwrap_or(tokens.len() - body),
         ),
+    }
+}
+
+/// Where the initializer of the `let` starting at `tokens[start]` begins and its statement
+/// ends, if its pattern binds `name` (`let name = ..;`, `let (name, x): T = ..;`).
+fn let_hiding(tokens: &[TokenTree], start: usize, name: &str) -> Option<(usize, usize)> {
+    if !matches!(&tokens[start], TokenTree::Ident(ident) if ident == "let") {
+        return None;
+    }
+    let is_assign = |token: &TokenTree| matches!(token, TokenTree::Punct(punct) if punct.as_char() == '=' && punct.spacing() == proc_macro2::Spacing::Alone);
+    let pattern_end = start + tokens[start..].iter().position(is_assign)?;
+    if !tokens[start + 1..pattern_end]
+        .iter()
+        .any(|token| mentions(token, name))
+    {
+        return None;
+    }
+    let end = tokens[pattern_end..]
+        .iter()
+        .position(|token| is_punct(Some(token), ';'))
+        .map_or(tokens.len(), |offset| pattern_end + offset);
+    Some((pattern_end + 1, end))
+}
+
+/// Whether `tokens[index]` starts a statement: it follows the start of the block, a `;` or a
+/// block-like statement (`}`), past its attributes.
+fn starts_statement(tokens: &[TokenTree], mut index: usize) -> bool {
+    let is_attribute = |index: usize| {
+        index >= 2
+            && is_punct(tokens.get(index - 2), '#')
+            && matches!(&tokens[index - 1], TokenTree::Group(group) if group.delimiter() == Delimiter::Bracket)
+    };
+    while is_attribute(index) {
+        index -= 2;
+    }
+    match index.checked_sub(1).map(|before| &tokens[before]) {
+        None => true,
+        Some(TokenTree::Group(group)) => group.delimiter() == Delimiter::Brace,
+        before => is_punct(before, ';'),
     }
 }
 
