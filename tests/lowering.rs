@@ -1806,7 +1806,9 @@ async fn taken_back_inside_an_arm(args: Flag) -> Result<String, ToolError> {
     } else {
         0
     };
-    let last = ask!(last = elicit::form::<Number>("Last?")).accepted()?.value;
+    let last = ask!(last = elicit::form::<Number>("Last?"))
+        .accepted()?
+        .value;
     Ok(format!("{words:?} {total} {last}"))
 }
 
@@ -1869,7 +1871,12 @@ async fn values_declared_or_taken_back_inside_arms_come_back_where_they_are_read
         "12 Ada ada@example.com 3 4"
     );
     assert_eq!(
-        text(partly_moved_namesakes, json!({ "flag": false }), &[number(4)]).await,
+        text(
+            partly_moved_namesakes,
+            json!({ "flag": false }),
+            &[number(4)]
+        )
+        .await,
         "12 Ada ada@example.com 0 4"
     );
     let round = Harness::tool(partly_moved_namesakes)
@@ -1893,7 +1900,12 @@ async fn values_declared_or_taken_back_inside_arms_come_back_where_they_are_read
         "none"
     );
     assert_eq!(
-        text(taken_back_inside_an_arm, json!({ "flag": true }), &[number(7)]).await,
+        text(
+            taken_back_inside_an_arm,
+            json!({ "flag": true }),
+            &[number(7)]
+        )
+        .await,
         "[\"a\", \"b\"] 11 7"
     );
     assert_eq!(
@@ -1906,15 +1918,30 @@ async fn values_declared_or_taken_back_inside_arms_come_back_where_they_are_read
         "early 2"
     );
     assert_eq!(
-        text(read_by_the_next_question, json!({ "count": 0 }), &[number(5)]).await,
+        text(
+            read_by_the_next_question,
+            json!({ "count": 0 }),
+            &[number(5)]
+        )
+        .await,
         "3 5"
     );
     assert_eq!(
-        text(read_by_the_next_question, json!({ "count": 1 }), &[number(2)]).await,
+        text(
+            read_by_the_next_question,
+            json!({ "count": 1 }),
+            &[number(2)]
+        )
+        .await,
         "tea 2"
     );
     assert_eq!(
-        text(read_by_the_next_question, json!({ "count": 2 }), &[number(5)]).await,
+        text(
+            read_by_the_next_question,
+            json!({ "count": 2 }),
+            &[number(5)]
+        )
+        .await,
         "0 5"
     );
     // The question carries the value taken back.
