@@ -5,9 +5,11 @@
 //!
 //! This file is the conductor only: it runs the passes in order and stops at the first pass
 //! that reports errors. Parsing and validation (`options`, `signature`, `placement`), then
-//! the lowering (`lower`, which records what it cannot take apart) and liveness, then every
-//! refusal (`check`, which words those records too), then emission of the machine's body (`emit`, which cannot fail)
-//! and the templates around it (`expand`).
+//! the lowering (`lower`, which records what it cannot take apart) and liveness, then the
+//! plan of what each block holds, saves and takes back (`plan`, which records what it cannot
+//! save), then every refusal (`check`, which words those records too), then emission of the
+//! machine's body from the plan (`emit`, which cannot fail) and the templates around it
+//! (`expand`).
 
 mod ask;
 mod canonical;
