@@ -13,9 +13,9 @@
 //! After the lowering (`machine`), each group only when the ones before found nothing (a
 //! later group's findings would follow from the earlier errors): what liveness shows (a
 //! value kept without one, a kept value a macro may hide, a borrow kept across an ask); then
-//! the values that would have to be saved where another binding hides their name, found by
-//! walking the blocks with the decisions emission makes (`plan`); then resume points whose
-//! ids collide.
+//! the values that would have to be saved where another binding hides their name, which the
+//! plan emission prints records as refused (`plan`: this file only reports them); then resume
+//! points whose ids collide.
 
 use std::collections::BTreeSet;
 
@@ -24,11 +24,11 @@ use syn::visit::{self, Visit};
 use syn::{Ident, ItemFn, Stmt};
 
 use super::ask::{self, AskCall};
-use super::ir::{BlockId, Branch, BranchShape, Code, Flow, Node, Program, Unlowerable};
+use super::ir::{Program, Unlowerable};
 use super::liveness;
-use super::plan::{self, Entry, Held, Layout};
+use super::plan::{Entry, Layout, Plan};
 use super::resume;
-use super::scope::{BindingId, BindingKind, Visible};
+use super::scope::{BindingId, BindingKind};
 use super::syntax::{contains_ask, stmt_asks, stmt_attrs};
 use crate::errors::Errors;
 
@@ -172,26 +172,13 @@ impl Body<'_> {
     }
 }
 
-/// The machine's argument parameter, as the blocks rebuild it: its bindings, and whether it
-/// is kept like a local (`mut`).
-pub(crate) struct Args<'a> {
-    pub(crate) bindings: &'a [BindingId],
-    pub(crate) kept: bool,
-}
-
-/// Every refusal of a lowered body (see the module's docs for the order); `order` is the
-/// order emission writes the blocks in, which the errors follow.
-pub(crate) fn machine(
-    layout: Layout<'_>,
-    order: &[BlockId],
-    args: Option<Args<'_>>,
-    errors: &mut Errors,
-) {
+/// Every refusal of a lowered body (see the module's docs for the order).
+pub(crate) fn machine(layout: Layout<'_>, plan: &Plan, errors: &mut Errors) {
     liveness_refusals(layout, errors);
     if !errors.is_empty() {
         return;
     }
-    hidden_saves(layout, order, args, errors);
+    hidden_saves(layout.program, plan, errors);
     if !errors.is_empty() {
         return;
     }
@@ -278,216 +265,16 @@ fn resume_points(program: &Program, errors: &mut Errors) {
 }
 
 /// The kept values that a jump, a suspension or the end of an arm would have to save where
-/// another binding hides their name: each refused once, at the author's variable.
-fn hidden_saves(
-    layout: Layout<'_>,
-    order: &[BlockId],
-    args: Option<Args<'_>>,
-    errors: &mut Errors,
-) {
-    let mut walk = Walk {
-        layout,
-        refused: Vec::new(),
-    };
-    for block in order {
-        walk.block(*block, args.as_ref());
-    }
-    for id in walk.refused {
-        let ident = &layout.program.bindings[id].ident;
+/// another binding hides their name, as the plan found them: each refused once, at the
+/// author's variable.
+fn hidden_saves(program: &Program, plan: &Plan, errors: &mut Errors) {
+    for id in &plan.refused {
+        let ident = &program.bindings[*id].ident;
         errors.push(syn::Error::new(
             ident.span(),
             format!(
                 "`{ident}` is kept across an ask!, but another binding named `{ident}` hides it where the machine has to keep it; rename one of the two"
             ),
         ));
-    }
-}
-
-/// The blocks walked as emission walks them, tracking what is held, without printing.
-struct Walk<'a> {
-    layout: Layout<'a>,
-    /// The bindings refused so far, in the order found.
-    refused: Vec<BindingId>,
-}
-
-impl Walk<'_> {
-    fn refuse(&mut self, ids: impl IntoIterator<Item = BindingId>) {
-        for id in ids {
-            if !self.refused.contains(&id) {
-                self.refused.push(id);
-            }
-        }
-    }
-
-    fn block(&mut self, block: BlockId, args: Option<&Args<'_>>) {
-        let layout = self.layout;
-        let data = &layout.program.blocks[block];
-        let mut held = Held::default();
-        if let Some(args) = args
-            && layout.rebuilds_args(block, args.bindings, args.kept)
-        {
-            held.declare(args.bindings.iter().copied());
-        }
-        for id in data.entry.values() {
-            if let Entry::Taken | Entry::Declared = layout.entry(block, *id) {
-                held.declare([*id]);
-            }
-        }
-        let live_out = layout.live_out(block);
-        self.nodes(&live_out, &mut held, &data.nodes);
-    }
-
-    /// Walks a sequence; says whether it can complete (hand a value out) in place.
-    fn nodes(&mut self, live_out: &BTreeSet<BindingId>, held: &mut Held, nodes: &[Node]) -> bool {
-        let mut completes = true;
-        for node in nodes {
-            completes = self.node(live_out, held, node);
-        }
-        completes
-    }
-
-    fn node(&mut self, live_out: &BTreeSet<BindingId>, held: &mut Held, node: &Node) -> bool {
-        let layout = self.layout;
-        match node {
-            Node::Stmt(code) => {
-                let (hidden, back) = layout.hidden_at_exits(held, &[code], &[]);
-                held.put_away(&hidden);
-                self.fill(held, code);
-                held.take_back(back);
-                true
-            }
-            Node::Tail(code) => {
-                self.fill(held, code);
-                true
-            }
-            Node::Let {
-                init,
-                diverge,
-                declares,
-                hides,
-                needed_after,
-                ..
-            } => {
-                let codes: Vec<&Code> = std::iter::once(init).chain(diverge.as_ref()).collect();
-                let (hidden, back) = layout.hidden_at_exits(held, &codes, declares);
-                held.put_away(&hidden);
-                self.fill(held, init);
-                let hidden = layout.hidden_by_let(held, hides, live_out, needed_after);
-                let forgotten = layout.forgotten_by_let(held, hides, needed_after);
-                if let Some(diverge) = diverge {
-                    let mut diverge_held = held.clone();
-                    diverge_held.put_away(hidden.iter().filter(|id| !diverge.uses.contains(id)));
-                    self.fill(&diverge_held, diverge);
-                }
-                held.put_away(&hidden);
-                held.put_away(&forgotten);
-                held.declare(declares.iter().copied());
-                held.take_back(back);
-                true
-            }
-            Node::Jump { target, visible } => {
-                self.jump(held, *target, visible, &BTreeSet::new());
-                false
-            }
-            Node::Suspend { site, visible } => {
-                let resume = layout.program.sites[*site].resume;
-                self.jump(held, resume, visible, &BTreeSet::new());
-                false
-            }
-            Node::Branch(branch) => self.branch(live_out, held, branch),
-        }
-    }
-
-    fn jump(&mut self, held: &Held, target: BlockId, visible: &Visible, hidden: &BTreeSet<String>) {
-        let unsavable = self.layout.unsavable(held, target, visible, hidden);
-        self.refuse(unsavable);
-    }
-
-    /// The jumps out of lowered loops in the author's code (its holes).
-    fn fill(&mut self, held: &Held, code: &Code) {
-        let layout = self.layout;
-        for hole in &code.holes {
-            let exit = &layout.program.holes[*hole];
-            let mut held = held.clone();
-            if let Some((Some(binding), _)) = &exit.value {
-                held.declare([*binding]);
-            }
-            self.jump(&held, exit.target, &exit.visible, &exit.hidden);
-        }
-    }
-
-    fn branch(&mut self, live_out: &BTreeSet<BindingId>, held: &mut Held, branch: &Branch) -> bool {
-        let layout = self.layout;
-        let before = held.clone();
-        let early = layout.early(held, live_out, branch);
-        held.put_away(&early);
-        let late = layout.late(held, live_out, branch);
-        held.put_away(&late);
-        let early: Vec<BindingId> = early.into_iter().chain(late).collect();
-        let mut arms = Vec::new();
-        for arm in &branch.arms {
-            let mut arm_held = layout.arm_entry(held, &early, arm);
-            let (nodes, tail) = plan::split_tail(&arm.nodes);
-            let mut completes = self.nodes(live_out, &mut arm_held, nodes);
-            if tail.is_none() && nodes.last().is_some_and(plan::visibly_diverges) {
-                completes = false;
-            }
-            if let Some(tail) = tail {
-                completes = true;
-                self.fill(&arm_held, tail);
-            }
-            arms.push((completes, arm_held));
-        }
-        let completes = arms.iter().any(|(completes, _)| *completes);
-        let kept_by_all = Layout::kept_by_all(
-            held,
-            arms.iter()
-                .filter(|(completes, _)| *completes)
-                .map(|(_, arm)| arm),
-        );
-        for ((completes, arm_held), arm) in arms.iter().zip(&branch.arms) {
-            let put_away = Layout::put_away(
-                held,
-                &early,
-                arm_held,
-                *completes,
-                &kept_by_all,
-                live_out,
-                &branch.needed_after,
-            );
-            // An arm that must put a value away at its end cannot if its own pattern hides it.
-            self.refuse(put_away.into_iter().filter(|id| arm.hides.contains(id)));
-        }
-        held.keep_only(&kept_by_all);
-        match &branch.shape {
-            BranchShape::If { cond, .. } => self.fill(held, cond),
-            BranchShape::Match { scrutinee, heads } => {
-                self.fill(held, scrutinee);
-                for head in heads {
-                    self.fill(held, head);
-                }
-            }
-            BranchShape::Block => {}
-        }
-        match branch.dest {
-            Flow::Tail => return completes,
-            Flow::Return => return false,
-            Flow::Discard(_) => {}
-            Flow::Value(binding, _) => {
-                held.declare([binding]);
-            }
-        }
-        match branch.dest.join() {
-            Some(join) => {
-                self.jump(held, join, &branch.visible, &BTreeSet::new());
-                false
-            }
-            None if completes => {
-                let back = Layout::taken_back(&before, held, &branch.needed_after);
-                held.take_back(back);
-                true
-            }
-            None => false,
-        }
     }
 }

@@ -5,9 +5,11 @@
 //!
 //! This file is the conductor only: it runs the passes in order and stops at the first pass
 //! that reports errors. Parsing and validation (`options`, `signature`, `placement`), then
-//! the lowering (`lower`, which records what it cannot take apart) and liveness, then every
-//! refusal (`check`, which words those records too), then emission of the machine's body (`emit`, which cannot fail)
-//! and the templates around it (`expand`).
+//! the lowering (`lower`, which records what it cannot take apart) and liveness, then the
+//! plan of what each block holds, saves and takes back (`plan`, which records what it cannot
+//! save), then every refusal (`check`, which words those records too), then emission of the
+//! machine's body from the plan (`emit`, which cannot fail) and the templates around it
+//! (`expand`).
 
 mod ask;
 mod canonical;
@@ -136,24 +138,24 @@ fn machine(
         live: &live,
     };
     let order = liveness::emission_order(&program);
-    let args = signature.args.as_ref().map(|_| check::Args {
+    let args = signature.args.as_ref().map(|_| plan::Args {
         bindings: &args_bindings,
         kept: args_kept,
     });
-    check::machine(layout, &order, args, errors);
+    let plan = plan::plan(layout, &order, args.as_ref());
+    check::machine(layout, &plan, errors);
     if !errors.is_empty() {
         return None;
     }
     let crossing = liveness::crossing(&live);
-    let mut emitter = Emitter {
+    let emitter = Emitter {
         program: &program,
         live: &live,
         order: &order,
+        plan: &plan,
         args: signature.args.as_ref().map(|args| ArgsParam {
             pat: args.pat,
             ty: args.ty,
-            bindings: args_bindings.clone(),
-            kept: args_kept,
         }),
         frame_names: emit::frame_names(&program, &crossing),
         fields: fields::kept_by_field(&program, &crossing),

@@ -6,36 +6,35 @@ use quote::quote;
 use super::Emitter;
 use crate::tool::ir::Code;
 use crate::tool::lower::HOLE;
-use crate::tool::plan::Held;
+use crate::tool::plan::Saves;
 
 impl Emitter<'_> {
-    /// The code with its holes filled: each a jump out of a lowered loop.
-    pub(super) fn fill(&mut self, held: &Held, code: &Code) -> TokenStream {
+    /// The code with its holes filled: each a jump out of a lowered loop, saving what the
+    /// plan says (`saves`, one list per hole).
+    pub(super) fn fill(&self, code: &Code, saves: &[Saves]) -> TokenStream {
         if code.holes.is_empty() {
             return code.tokens.clone();
         }
-        let mut holes = code.holes.iter();
-        self.fill_tokens(held, code.tokens.clone(), &mut holes)
+        debug_assert_eq!(code.holes.len(), saves.len(), "a plan per hole");
+        let mut holes = code.holes.iter().zip(saves);
+        self.fill_tokens(code.tokens.clone(), &mut holes)
     }
 
-    fn fill_tokens(
-        &mut self,
-        held: &Held,
+    fn fill_tokens<'s>(
+        &self,
         tokens: TokenStream,
-        holes: &mut std::slice::Iter<'_, usize>,
+        holes: &mut impl Iterator<Item = (&'s usize, &'s Saves)>,
     ) -> TokenStream {
         let mut out = Vec::new();
         for token in tokens {
             match token {
                 TokenTree::Ident(ident) if ident == HOLE => {
-                    let hole = *holes.next().expect("one hole per placeholder");
-                    let exit = &self.program.holes[hole];
-                    let mut held = held.clone();
+                    let (hole, saves) = holes.next().expect("one hole per placeholder");
+                    let exit = &self.program.holes[*hole];
                     let value = exit.value.as_ref().map(|(binding, value)| {
                         let value = value.clone().unwrap_or_else(|| quote!(()));
                         match binding {
                             Some(binding) => {
-                                held.declare([*binding]);
                                 let ident = &self.program.bindings[*binding].ident;
                                 let ty = self.program.bindings[*binding]
                                     .annotation
@@ -46,9 +45,7 @@ impl Emitter<'_> {
                             None => quote!(let _ = #value;),
                         }
                     });
-                    let (target, visible, hidden) =
-                        (exit.target, exit.visible.clone(), exit.hidden.clone());
-                    let jump = self.jump(&held, target, &visible, &hidden);
+                    let jump = self.jump(exit.target, saves);
                     out.push(TokenTree::Group(proc_macro2::Group::new(
                         proc_macro2::Delimiter::Brace,
                         quote!(#value #jump),
@@ -57,7 +54,7 @@ impl Emitter<'_> {
                 TokenTree::Group(group) => {
                     let mut inner = proc_macro2::Group::new(
                         group.delimiter(),
-                        self.fill_tokens(held, group.stream(), holes),
+                        self.fill_tokens(group.stream(), holes),
                     );
                     inner.set_span(group.span());
                     out.push(TokenTree::Group(inner));

@@ -7,9 +7,15 @@
 //! a suspension the slots live at the resume point are serialized into the frame; at a resume
 //! they are deserialized back. The author's code stays as written, in the author's scopes.
 //!
-//! This file writes the machine around the blocks; `nodes` writes a block's code, `slots`
-//! where values live between blocks, `suspend` what a suspension asks and keeps, `holes` what
-//! fills the author's tokens, and `checks` the type checks of kept values.
+//! Where each value is held, saved and taken back was decided before emission, in the
+//! [`Plan`](super::plan::Plan): emission walks each block's nodes beside their plans and
+//! prints them, deciding nothing and refusing nothing (what could not be written was refused
+//! by `check` from the same plan).
+//!
+//! This file writes the machine around the blocks and each block's prelude; `nodes` writes a
+//! block's code, `slots` where values live between blocks and the code that moves them,
+//! `suspend` what a suspension asks and keeps, `holes` what fills the author's tokens, and
+//! `checks` the type checks of kept values.
 
 mod checks;
 mod holes;
@@ -27,7 +33,7 @@ use syn::{Pat, Type};
 use super::fields::FieldPath;
 use super::ir::{BlockId, Program};
 use super::lower::{guard_ident, witness_ident};
-use super::plan::{Entry, Held, Layout};
+use super::plan::{Entry, Plan};
 use super::scope::BindingId;
 use slots::Slot;
 
@@ -35,15 +41,14 @@ use slots::Slot;
 pub(crate) struct ArgsParam<'a> {
     pub(crate) pat: &'a Pat,
     pub(crate) ty: &'a Type,
-    pub(crate) bindings: Vec<BindingId>,
-    /// `mut`: built once in the first block and kept like a local.
-    pub(crate) kept: bool,
 }
 
 pub(crate) struct Emitter<'a> {
     pub(crate) program: &'a Program,
     pub(crate) live: &'a [BTreeSet<BindingId>],
     pub(crate) order: &'a [BlockId],
+    /// What each block holds, saves and restores where (`plan`): emission prints it.
+    pub(crate) plan: &'a Plan,
     pub(crate) args: Option<ArgsParam<'a>>,
     pub(crate) frame_names: HashMap<BindingId, String>,
     /// Bindings kept field by field (see `fields.rs`), with the field paths they keep.
@@ -95,15 +100,10 @@ pub(crate) fn frame_names(
 }
 
 impl Emitter<'_> {
-    fn layout(&self) -> Layout<'_> {
-        Layout {
-            program: self.program,
-            live: self.live,
-        }
-    }
-
     /// The statements of the body future: items, slots, the resume dispatch and the machine.
-    pub(crate) fn body(&mut self) -> TokenStream {
+    pub(crate) fn body(&self) -> TokenStream {
+        // Refused by `check` before emission: every save the plan lists can be written.
+        debug_assert!(self.plan.refused.is_empty());
         let items = &self.program.items;
         let crossing: BTreeSet<BindingId> = self.live.iter().flatten().copied().collect();
         let slots: Vec<Ident> = crossing
@@ -156,8 +156,8 @@ impl Emitter<'_> {
                 let mut __mrtr_parsed_arguments: ::core::option::Option<#ty> = ::core::option::Option::Some(__mrtr_try!(__mrtr_private::arguments(__mrtr_arguments)));
             }
         });
-        let order = self.order.to_vec();
-        let blocks: Vec<TokenStream> = order
+        let blocks: Vec<TokenStream> = self
+            .order
             .iter()
             .map(|block| {
                 let pc = *block as u32;
@@ -229,25 +229,21 @@ impl Emitter<'_> {
         }
     }
 
-    fn block(&mut self, block: BlockId) -> TokenStream {
-        let data = &self.program.blocks[block];
+    fn block(&self, block: BlockId) -> TokenStream {
+        let plan = &self.plan.blocks[&block];
         let mut prelude = TokenStream::new();
-        let mut held = Held::default();
         if let Some(args) = &self.args
-            && self
-                .layout()
-                .rebuilds_args(block, &args.bindings, args.kept)
+            && plan.args
         {
             let (pat, ty) = (args.pat, args.ty);
             prelude.extend(quote! {
                 #[allow(unused_variables, unused_mut)]
                 let #pat: #ty = __mrtr_try!(__mrtr_private::reuse_arguments(&mut __mrtr_parsed_arguments, __mrtr_arguments));
             });
-            held.declare(args.bindings.iter().copied());
         }
-        for id in data.entry.values() {
+        for (id, entry) in &plan.entries {
             let binding = &self.program.bindings[*id];
-            match self.layout().entry(block, *id) {
+            match entry {
                 // Context lookups declared in another block are done again here, as written.
                 Entry::Rebuilt => {
                     let rebuild = &binding.rebuild;
@@ -256,10 +252,7 @@ impl Emitter<'_> {
                         #rebuild
                     })
                 }
-                Entry::Taken => {
-                    prelude.extend(self.take(*id));
-                    held.declare([*id]);
-                }
+                Entry::Taken => prelude.extend(self.take(*id)),
                 // Given a new value before it is read: declared here, without its old value.
                 Entry::Declared => {
                     let ident = &binding.ident;
@@ -268,14 +261,11 @@ impl Emitter<'_> {
                         #[allow(unused_mut)]
                         let #mutable #ident;
                     });
-                    held.declare([*id]);
                 }
                 Entry::Absent => {}
             }
         }
-        let live_out = self.layout().live_out(block);
-        let nodes = &self.program.blocks[block].nodes;
-        let (code, _) = self.nodes(block, &live_out, &mut held, nodes);
+        let code = self.nodes(&self.program.blocks[block].nodes, &plan.nodes);
         quote!(#prelude #code)
     }
 }

@@ -6,7 +6,6 @@ use quote::{format_ident, quote};
 
 use super::{Emitter, ident_name};
 use crate::tool::fields::FieldPath;
-use crate::tool::plan::Held;
 use crate::tool::scope::BindingId;
 
 /// One slot of a binding: the whole value, or one field of a value kept field by field.
@@ -155,10 +154,10 @@ impl Emitter<'_> {
         }
     }
 
-    pub(super) fn move_to_slots(&self, held: &mut Held, ids: &[BindingId]) -> TokenStream {
+    /// Moves held values into their slots, each on its own (the plan says which).
+    pub(super) fn move_to_slots(&self, ids: &[BindingId]) -> TokenStream {
         ids.iter()
             .map(|id| {
-                held.put_away([id]);
                 let store = self.store(*id);
                 quote!(#[allow(unused_assignments, unreachable_code)] { #store })
             })

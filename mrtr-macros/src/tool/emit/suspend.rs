@@ -1,18 +1,16 @@
 //! A suspension: the questions asked and the values kept, serialized into the frame.
 
-use std::collections::BTreeSet;
-
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 
 use super::slots::Slot;
 use super::{Emitter, SUSPENDED, at_binding, machine_label};
 use crate::tool::lower::witness_ident;
-use crate::tool::plan::Held;
-use crate::tool::scope::Visible;
+use crate::tool::scope::BindingId;
 
 impl Emitter<'_> {
-    pub(super) fn suspend(&mut self, held: &Held, site: usize, visible: &Visible) -> TokenStream {
+    /// The suspension at `site`, saving `saves` (from the plan) first.
+    pub(super) fn suspend(&self, site: usize, saves: &[BindingId]) -> TokenStream {
         let data = &self.program.sites[site];
         let questions: Vec<Ident> = (0..data.questions.len())
             .map(|index| format_ident!("__mrtr_question_{}", index, span = Span::mixed_site()))
@@ -27,7 +25,7 @@ impl Emitter<'_> {
             quote!(#witness = ::core::option::Option::Some(__mrtr_private::answer_type(&#question));)
         });
         let resume = data.resume;
-        let saves = self.saves(held, resume, visible, &BTreeSet::new());
+        let saves: TokenStream = saves.iter().flat_map(|id| self.store(*id)).collect();
         // Each kept value is serialized at the span of its binding: a value that cannot be kept
         // is reported at the author's variable.
         let keeps = self.live[resume].iter().flat_map(|id| {

@@ -1,79 +1,18 @@
-//! Where each value is, as the blocks are walked: held as a local under its own name, or put
-//! away in its slot. These are the decisions emission prints (`emit`) and the check pass
-//! walks to refuse, before anything is printed, a value that would have to be saved where
-//! its name is hidden (`check`). Both walk the blocks the same way and ask the same functions
-//! here, so what is refused is exactly what emission could not write.
+//! The decisions, each a function of the program, its liveness and what is held where it is
+//! asked: what a block takes from its slots, what a jump saves and what it cannot, what goes
+//! into a slot around a `let`, a construct or an exit hidden in the author's code. `walk` asks
+//! them, once per point; `check` asks [`Layout::entry`] alone, for a refusal of its own.
 
 use std::collections::BTreeSet;
 
 use proc_macro2::TokenTree;
 
-use super::ir::{Arm, BlockId, Branch, BranchShape, Code, Flow, Node, Program};
-use super::lower::HOLE;
-use super::scope::{BindingId, BindingKind, Visible};
-use super::syntax::borrows;
-
-/// Which bindings the code being walked holds as locals (the others live in their slots).
-#[derive(Clone, Default)]
-pub(crate) struct Held {
-    locals: BTreeSet<BindingId>,
-    /// Of those, the ones taken out of their slots inside the arm being walked: their locals
-    /// end with the arm, so an arm that completes in place puts them away again.
-    taken_in_arm: BTreeSet<BindingId>,
-}
-
-impl Held {
-    /// The bindings held as locals.
-    pub(crate) fn locals(&self) -> &BTreeSet<BindingId> {
-        &self.locals
-    }
-
-    pub(crate) fn holds(&self, id: BindingId) -> bool {
-        self.locals.contains(&id)
-    }
-
-    /// Bindings declared (or rebuilt) in the scope being walked.
-    pub(crate) fn declare(&mut self, ids: impl IntoIterator<Item = BindingId>) {
-        self.locals.extend(ids);
-    }
-
-    /// Bindings moved into their slots, or no longer needed: not held any more.
-    pub(crate) fn put_away<'a>(&mut self, ids: impl IntoIterator<Item = &'a BindingId>) {
-        for id in ids {
-            self.locals.remove(id);
-            self.taken_in_arm.remove(id);
-        }
-    }
-
-    /// Bindings taken out of their slots into locals of the scope being walked.
-    pub(crate) fn take_back(&mut self, ids: impl IntoIterator<Item = BindingId> + Clone) {
-        self.locals.extend(ids.clone());
-        self.taken_in_arm.extend(ids);
-    }
-
-    /// After a construct: only `kept` is still held.
-    pub(crate) fn keep_only(&mut self, kept: &BTreeSet<BindingId>) {
-        self.locals = kept.clone();
-        self.taken_in_arm.retain(|id| kept.contains(id));
-    }
-
-    /// Whether an arm holds `id` at its end in a local of the scope around the construct.
-    fn kept_through_arm(&self, id: BindingId) -> bool {
-        self.holds(id) && !self.taken_in_arm.contains(&id)
-    }
-}
-
-/// How a binding in force at the start of a block gets there.
-pub(crate) enum Entry {
-    /// Not needed in this block (or declared by it).
-    Absent,
-    /// A context lookup, done again here as written.
-    Rebuilt,
-    /// Taken out of its slot.
-    Taken,
-    /// Given a new value before it is read: declared without one.
-    Declared,
-}
+use super::data::Entry;
+use super::held::Held;
+use crate::tool::ir::{Arm, BlockId, Branch, BranchShape, Code, Flow, Node, Program};
+use crate::tool::lower::HOLE;
+use crate::tool::scope::{BindingId, BindingKind, Visible};
+use crate::tool::syntax::borrows;
 
 /// The program and its liveness, which every decision reads.
 #[derive(Clone, Copy)]
@@ -83,12 +22,12 @@ pub(crate) struct Layout<'a> {
 }
 
 impl Layout<'_> {
-    pub(crate) fn is_kept(&self, id: BindingId) -> bool {
+    pub(super) fn is_kept(&self, id: BindingId) -> bool {
         self.program.bindings[id].kind.is_kept()
     }
 
     /// What the block's successors need.
-    pub(crate) fn live_out(&self, block: BlockId) -> BTreeSet<BindingId> {
+    pub(super) fn live_out(&self, block: BlockId) -> BTreeSet<BindingId> {
         self.program.blocks[block]
             .successors
             .iter()
@@ -98,7 +37,7 @@ impl Layout<'_> {
 
     /// Whether the block builds the argument parameter's bindings in its prelude (`kept`: the
     /// parameter is `mut`, built once in the first block and kept like a local).
-    pub(crate) fn rebuilds_args(&self, block: BlockId, bindings: &[BindingId], kept: bool) -> bool {
+    pub(super) fn rebuilds_args(&self, block: BlockId, bindings: &[BindingId], kept: bool) -> bool {
         if kept {
             block == 0
         } else {
@@ -125,7 +64,7 @@ impl Layout<'_> {
 
     /// The values a jump to `target` must save that it cannot: held here, needed there, but
     /// hidden by another binding of the same name where the jump is (`visible`, `hidden`).
-    pub(crate) fn unsavable(
+    pub(super) fn unsavable(
         &self,
         held: &Held,
         target: BlockId,
@@ -146,7 +85,7 @@ impl Layout<'_> {
     /// binding hides a value the target needs. Such a value, if the statement does not use it
     /// itself, goes into its slot before the statement (the first list) and, unless the
     /// statement declares its name again, comes back after it (the second).
-    pub(crate) fn hidden_at_exits(
+    pub(super) fn hidden_at_exits(
         &self,
         held: &Held,
         codes: &[&Code],
@@ -181,7 +120,7 @@ impl Layout<'_> {
 
     /// A value the machine still needs is put in its slot before a `let` of an inner scope
     /// hides its name, after the initializer (which may read it) ran.
-    pub(crate) fn hidden_by_let(
+    pub(super) fn hidden_by_let(
         &self,
         held: &Held,
         hides: &[BindingId],
@@ -202,7 +141,7 @@ impl Layout<'_> {
 
     /// Values the `let` hides that nothing after it needs: no longer held (not put away; the
     /// code before may have moved them).
-    pub(crate) fn forgotten_by_let(
+    pub(super) fn forgotten_by_let(
         &self,
         held: &Held,
         hides: &[BindingId],
@@ -220,7 +159,7 @@ impl Layout<'_> {
     /// only in the bodies of arms that never complete in place (they return, jump or ask and
     /// go on elsewhere) needs no such care: those arms save what they hide themselves (at the
     /// `let`), and the others hold the value as it is, which a live borrow of it allows.
-    pub(crate) fn early(
+    pub(super) fn early(
         &self,
         held: &Held,
         live_out: &BTreeSet<BindingId>,
@@ -252,7 +191,7 @@ impl Layout<'_> {
 
     /// One the `match` (or `if let`) reads and an arm's pattern hides goes away once the
     /// scrutinee is evaluated, before the arms bind.
-    pub(crate) fn late(
+    pub(super) fn late(
         &self,
         held: &Held,
         live_out: &BTreeSet<BindingId>,
@@ -286,7 +225,7 @@ impl Layout<'_> {
     /// What an arm holds where it starts: what the construct held, the values put away
     /// before it that the arm does not hide (`early`, taken back in the arm), and the arm's
     /// own bindings.
-    pub(crate) fn arm_entry(&self, held: &Held, early: &[BindingId], arm: &Arm) -> Held {
+    pub(super) fn arm_entry(&self, held: &Held, early: &[BindingId], arm: &Arm) -> Held {
         let mut arm_held = Held {
             locals: held.locals.clone(),
             taken_in_arm: BTreeSet::new(),
@@ -299,7 +238,7 @@ impl Layout<'_> {
     /// After the construct, a binding is held where every arm that completes in place (given
     /// as what each holds at its end) still holds it, in the local it had before the
     /// construct.
-    pub(crate) fn kept_by_all<'h>(
+    pub(super) fn kept_by_all<'h>(
         held: &Held,
         completing: impl Iterator<Item = &'h Held> + Clone,
     ) -> BTreeSet<BindingId> {
@@ -312,7 +251,7 @@ impl Layout<'_> {
 
     /// Where the code after a construct goes on in place, the values put away before or in
     /// its arms come back: the ones held before it (`before`) that it does not still hold.
-    pub(crate) fn taken_back(
+    pub(super) fn taken_back(
         before: &Held,
         after: &Held,
         needed_after: &BTreeSet<BindingId>,
@@ -327,7 +266,7 @@ impl Layout<'_> {
 
     /// Where arms disagree, the ones still holding a value put it away at their end (a value
     /// taken back inside the arm always: its local ends with the arm, see `kept_by_all`).
-    pub(crate) fn put_away(
+    pub(super) fn put_away(
         held: &Held,
         early: &[BindingId],
         arm_held: &Held,
@@ -391,7 +330,7 @@ fn may_complete_in_place(nodes: &[Node]) -> bool {
 
 /// A statement of the author's that visibly never completes: `return ..;`, or a `break` or
 /// `continue` (a hole, or left as written).
-pub(crate) fn visibly_diverges(node: &Node) -> bool {
+pub(super) fn visibly_diverges(node: &Node) -> bool {
     let Node::Stmt(code) = node else {
         return false;
     };
@@ -401,88 +340,4 @@ pub(crate) fn visibly_diverges(node: &Node) -> bool {
         }
         _ => false,
     }
-}
-
-/// Records what the code after each `let` and each construct needs ([`Node::Let`]'s and
-/// [`Branch`]'s `needed_after`, and a construct's arms too, [`Branch::needed`]): what it
-/// reads, and what the blocks it may go to need.
-/// The block's successors may need more than the code from a given point on: after a
-/// construct whose asking arms return, the code goes on in the block where it started, whose
-/// successors include those arms' resume points. A value moved away before that point is
-/// needed by them, not here: it is not put away again (hidden by a `let`, it is forgotten).
-pub(crate) fn note_needs(program: &mut Program, live: &[BTreeSet<BindingId>]) {
-    for block in 0..program.blocks.len() {
-        let mut nodes = std::mem::take(&mut program.blocks[block].nodes);
-        needs_of(program, live, &mut nodes, BTreeSet::new());
-        program.blocks[block].nodes = nodes;
-    }
-}
-
-/// What `nodes` need where they start, `after` being what the code after them needs.
-fn needs_of(
-    program: &Program,
-    live: &[BTreeSet<BindingId>],
-    nodes: &mut [Node],
-    mut after: BTreeSet<BindingId>,
-) -> BTreeSet<BindingId> {
-    let code_needs = |code: &Code, needed: &mut BTreeSet<BindingId>| {
-        needed.extend(code.uses.iter().copied());
-        for hole in &code.holes {
-            needed.extend(live[program.holes[*hole].target].iter().copied());
-        }
-    };
-    for node in nodes.iter_mut().rev() {
-        match node {
-            Node::Stmt(code) | Node::Tail(code) => code_needs(code, &mut after),
-            Node::Let {
-                init,
-                diverge,
-                declares,
-                needed_after,
-                ..
-            } => {
-                *needed_after = after.clone();
-                for id in declares.iter() {
-                    after.remove(id);
-                }
-                code_needs(init, &mut after);
-                if let Some(diverge) = diverge {
-                    code_needs(diverge, &mut after);
-                }
-            }
-            Node::Jump { target, .. } => after = live[*target].clone(),
-            Node::Suspend { site, .. } => {
-                let site = &program.sites[*site];
-                after = live[site.resume].clone();
-                after.extend(site.uses.iter().copied());
-            }
-            Node::Branch(branch) => {
-                if let Some(join) = branch.dest.join() {
-                    after.extend(live[join].iter().copied());
-                }
-                branch.needed_after = after.clone();
-                let mut needed = after.clone();
-                for arm in &mut branch.arms {
-                    let mut arm_needs = needs_of(program, live, &mut arm.nodes, after.clone());
-                    for id in &arm.declares {
-                        arm_needs.remove(id);
-                    }
-                    needed.extend(arm_needs);
-                }
-                branch.needed = needed.clone();
-                match &branch.shape {
-                    BranchShape::If { cond, .. } => code_needs(cond, &mut needed),
-                    BranchShape::Match { scrutinee, heads } => {
-                        code_needs(scrutinee, &mut needed);
-                        for head in heads {
-                            code_needs(head, &mut needed);
-                        }
-                    }
-                    BranchShape::Block => {}
-                }
-                after = needed;
-            }
-        }
-    }
-    after
 }
