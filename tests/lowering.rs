@@ -1821,7 +1821,7 @@ async fn read_by_the_next_question(args: Count) -> Result<String, ToolError> {
     let total = match args.count {
         0 => {
             let topic = 3;
-            topic
+            topic * 2
         }
         1 => {
             let n = ask!(n = elicit::form::<Number>("n?")).accepted()?.value;
@@ -1869,7 +1869,10 @@ async fn partly_moved_then_hidden_in_an_arm(args: Flag) -> Result<String, ToolEr
         let name = p.name;
         ask!(extra = elicit::form::<Number>("Extra?"));
         #[allow(unused_variables)]
-        let p = seen.push_str(&format!(" {name} {}", p.visits));
+        let p = {
+            seen.push_str(&format!(" {name} {}", p.visits));
+            seen.len()
+        };
     }
     Ok(seen)
 }
@@ -1948,7 +1951,7 @@ async fn values_declared_or_taken_back_inside_arms_come_back_where_they_are_read
             &[number(5)]
         )
         .await,
-        "3 5"
+        "6 5"
     );
     assert_eq!(
         text(
