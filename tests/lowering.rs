@@ -1877,8 +1877,33 @@ async fn partly_moved_then_hidden_in_an_arm(args: Flag) -> Result<String, ToolEr
     Ok(seen)
 }
 
+/// A partly moved value read by code that also declares other bindings of its name, in a
+/// `match` arm and a `for` pattern (FINDINGS 26): the lowering records each read of the
+/// binding it resolved, so the namesakes' reads are theirs (was: kept whole, "cannot be kept").
+#[mrtr::tool]
+async fn partly_moved_namesakes_in_patterns() -> Result<String, ToolError> {
+    let p = person();
+    let name = p.name;
+    let extra = ask!(extra = elicit::form::<Number>("Extra?"))
+        .accepted()?
+        .value;
+    let mut seen = format!("{name} {extra}");
+    let total = match p.visits {
+        0 => 0,
+        p => p + 1,
+    };
+    for p in [p.email.len(), 2] {
+        seen.push_str(&format!(" {p}"));
+    }
+    Ok(format!("{seen} {total}"))
+}
+
 #[tokio::test]
 async fn values_declared_or_taken_back_inside_arms_come_back_where_they_are_read() {
+    assert_eq!(
+        text(partly_moved_namesakes_in_patterns, json!({}), &[number(4)]).await,
+        "Ada 4 15 2 2"
+    );
     assert_eq!(
         text(
             partly_moved_then_hidden_in_an_arm,

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use proc_macro2::{Ident, Span, TokenStream};
 use syn::Expr;
 
-use super::scope::{Binding, BindingId, Visible};
+use super::scope::{Binding, BindingId, Read, Visible};
 
 pub(crate) type BlockId = usize;
 pub(crate) type SiteId = usize;
@@ -24,6 +24,8 @@ pub(crate) struct Code {
     pub(crate) holes: Vec<HoleId>,
     /// The bindings the code uses (recorded for the author's statements).
     pub(crate) uses: BTreeSet<BindingId>,
+    /// How it reads them, in source order.
+    pub(crate) reads: Vec<Read>,
 }
 
 /// A piece of a block.
@@ -157,8 +159,9 @@ pub(crate) struct Block {
 /// One `ask!`: its questions (key, key span, request) and where the machine resumes.
 pub(crate) struct Site {
     pub(crate) questions: Vec<(String, Span, Expr)>,
-    /// The bindings its questions read, before the step ends.
+    /// The bindings its questions read, before the step ends, and how.
     pub(crate) uses: BTreeSet<BindingId>,
+    pub(crate) reads: Vec<Read>,
     pub(crate) resume: BlockId,
     /// The constructs around the ask, outermost first (`if`, `else`, `match PATTERN`, `loop`,
     /// `while`, `for`): with the keys, what identifies the resume point across builds.

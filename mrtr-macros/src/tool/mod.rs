@@ -25,6 +25,7 @@ mod lower;
 mod options;
 mod placement;
 mod plan;
+mod reads;
 mod resume;
 mod scope;
 mod signature;

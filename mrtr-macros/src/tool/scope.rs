@@ -1,4 +1,5 @@
-//! Which binding each name refers to, and which bindings a piece of code uses.
+//! Which binding each name refers to, which bindings a piece of code uses, and how it reads
+//! them (whole, or through named fields).
 //!
 //! The analysis is syntactic, so it over-approximates: every identifier inside another
 //! macro's tokens, and every name in a format string (`{name}`, `{:width$}`, `{:.prec$}`),
@@ -12,6 +13,10 @@ use proc_macro2::{TokenStream, TokenTree};
 use syn::punctuated::Punctuated;
 use syn::visit::{self, Visit};
 use syn::{Expr, ExprPath, Ident, Pat};
+
+use super::reads::{
+    borrows_receiver, field_chain, field_chain_of, formats_arguments, token_field_path,
+};
 
 pub(crate) type BindingId = usize;
 
@@ -148,12 +153,34 @@ pub(crate) fn pattern_bindings(
     collect.0
 }
 
-/// The bindings of the lowering's scopes that a piece of code uses. Names the code binds
-/// itself (inner `let`s, closure parameters, match arms) shadow the outer ones.
+/// A binding read by a piece of code: through a path of named fields (`order.item.price`:
+/// `[item, price]`), or whole (an empty path).
+#[derive(Clone, Debug)]
+pub(crate) struct Read {
+    pub(crate) binding: BindingId,
+    pub(crate) path: Vec<Ident>,
+    /// Whether the read may move what it reads: not under `&`, a comparison, a formatting
+    /// macro or a method known to borrow its receiver.
+    pub(crate) moves: bool,
+}
+
+/// What [`Uses`] found in a piece of code.
+#[derive(Default)]
+pub(crate) struct Found {
+    pub(crate) uses: BTreeSet<BindingId>,
+    pub(crate) reads: Vec<Read>,
+}
+
+/// The bindings of the lowering's scopes that a piece of code uses, and its reads of them.
+/// Names the code binds itself (inner `let`s, closure parameters, match arms, `for`
+/// patterns) shadow the outer ones.
 pub(crate) struct Uses<'s> {
     scopes: &'s Scopes,
     shadows: Vec<Vec<String>>,
     pub(crate) found: BTreeSet<BindingId>,
+    pub(crate) reads: Vec<Read>,
+    /// Whether the tokens being read are a formatting macro's arguments.
+    formatting: bool,
 }
 
 impl<'s> Uses<'s> {
@@ -162,6 +189,16 @@ impl<'s> Uses<'s> {
             scopes,
             shadows: Vec::new(),
             found: BTreeSet::new(),
+            reads: Vec::new(),
+            formatting: false,
+        }
+    }
+
+    /// What the code used, and how it read it.
+    pub(crate) fn finish(self) -> Found {
+        Found {
+            uses: self.found,
+            reads: self.reads,
         }
     }
 
@@ -172,10 +209,29 @@ impl<'s> Uses<'s> {
     }
 
     fn name(&mut self, name: &str) {
+        self.read(name, Vec::new(), true);
+    }
+
+    /// A read of `name` through `path`, if the name is a binding of the lowering's scopes.
+    fn read(&mut self, name: &str, path: Vec<Ident>, moves: bool) {
         if !self.shadowed(name)
             && let Some(id) = self.scopes.lookup(name)
         {
             self.found.insert(id);
+            self.reads.push(Read {
+                binding: id,
+                path,
+                moves,
+            });
+        }
+    }
+
+    /// An expression that is only borrowed where it stands (`&e`, `e == ..`, a formatting
+    /// argument, the receiver of a method that takes `&self`).
+    fn visit_borrowed(&mut self, expr: &Expr) {
+        match field_chain(expr) {
+            Some((name, path)) => self.read(&name.to_string(), path, false),
+            None => self.visit_expr(expr),
         }
     }
 
@@ -196,11 +252,28 @@ impl<'s> Uses<'s> {
         self.shadows.pop();
     }
 
-    /// Identifiers and `{name}` captures in another macro's tokens.
+    /// Identifiers and `{name}` captures in another macro's tokens; `name.a.b` reads a path.
     pub(crate) fn tokens(&mut self, tokens: TokenStream) {
-        for token in tokens {
+        let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+        for (index, token) in tokens.iter().enumerate() {
             match token {
-                TokenTree::Ident(ident) => self.name(&ident.to_string()),
+                // `other.name`: a field, though it may name a binding too (counted as a use).
+                TokenTree::Ident(ident)
+                    if index > 0
+                        && matches!(&tokens[index - 1], TokenTree::Punct(dot) if dot.as_char() == '.') =>
+                {
+                    let name = ident.to_string();
+                    if !self.shadowed(&name)
+                        && let Some(id) = self.scopes.lookup(&name)
+                    {
+                        self.found.insert(id);
+                    }
+                }
+                TokenTree::Ident(ident) => {
+                    let path = token_field_path(&tokens[index + 1..]);
+                    let moves = !self.formatting;
+                    self.read(&ident.to_string(), path, moves)
+                }
                 TokenTree::Group(group) => self.tokens(group.stream()),
                 TokenTree::Literal(literal) => {
                     let text = literal.to_string();
@@ -319,10 +392,53 @@ impl<'ast> Visit<'ast> for Uses<'_> {
                             self.name(&capture);
                         }
                     }
-                    self.visit_expr(argument);
+                    if formats_arguments(mac) {
+                        self.visit_borrowed(argument);
+                    } else {
+                        self.visit_expr(argument);
+                    }
                 }
             }
-            None => self.tokens(mac.tokens.clone()),
+            None => {
+                let formatting = std::mem::replace(&mut self.formatting, formats_arguments(mac));
+                self.tokens(mac.tokens.clone());
+                self.formatting = formatting;
+            }
+        }
+    }
+
+    fn visit_expr_field(&mut self, field: &'ast syn::ExprField) {
+        match field_chain_of(field) {
+            Some((name, path)) => self.read(&name.to_string(), path, true),
+            None => visit::visit_expr_field(self, field),
+        }
+    }
+
+    fn visit_expr_reference(&mut self, reference: &'ast syn::ExprReference) {
+        self.visit_borrowed(&reference.expr);
+    }
+
+    fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+        if borrows_receiver(&call.method) {
+            self.visit_borrowed(&call.receiver);
+        } else {
+            self.visit_expr(&call.receiver);
+        }
+        if let Some(turbofish) = &call.turbofish {
+            self.visit_angle_bracketed_generic_arguments(turbofish);
+        }
+        for argument in &call.args {
+            self.visit_expr(argument);
+        }
+    }
+
+    fn visit_expr_binary(&mut self, binary: &'ast syn::ExprBinary) {
+        use syn::BinOp::{Eq, Ge, Gt, Le, Lt, Ne};
+        if matches!(binary.op, Eq(_) | Ne(_) | Lt(_) | Le(_) | Gt(_) | Ge(_)) {
+            self.visit_borrowed(&binary.left);
+            self.visit_borrowed(&binary.right);
+        } else {
+            visit::visit_expr_binary(self, binary);
         }
     }
 
@@ -459,6 +575,55 @@ mod tests {
             found(syn::parse_quote!(my_macro!(offer.id))),
             BTreeSet::from([0, 2]),
             "another macro's tokens may use any name"
+        );
+    }
+
+    #[test]
+    fn reads_follow_named_fields_and_say_whether_they_may_move() {
+        let mut scopes = Scopes::default();
+        for (id, name) in ["p", "q"].into_iter().enumerate() {
+            scopes.declare(name.to_owned(), id);
+        }
+        let reads = |expr: Expr| {
+            let mut uses = Uses::new(&scopes);
+            uses.visit_expr(&expr);
+            uses.finish()
+                .reads
+                .iter()
+                .map(|read| {
+                    let path: Vec<String> = read.path.iter().map(ToString::to_string).collect();
+                    (read.binding, path.join("."), read.moves)
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            reads(syn::parse_quote!(eat(p.customer.name) + p.id.len() + q.0)),
+            [
+                (0, "customer.name".to_owned(), true),
+                (0, "id".to_owned(), false),
+                (1, String::new(), true)
+            ],
+            "a tuple field reads the value whole"
+        );
+        assert_eq!(
+            reads(syn::parse_quote!({
+                let n = &p.name;
+                for p in [n.len()] {
+                    p.count;
+                }
+                match q.n {
+                    p => p.x,
+                }
+            })),
+            [(0, "name".to_owned(), false), (1, "n".to_owned(), true)],
+            "`for` and `match` patterns hide the name"
+        );
+        assert_eq!(
+            reads(syn::parse_quote!(
+                format!("{}", p.name) + &info!("{}", q.a.b)
+            )),
+            [(0, "name".to_owned(), false), (1, "a.b".to_owned(), false)],
+            "formatting macros only borrow"
         );
     }
 

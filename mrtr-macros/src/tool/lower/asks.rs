@@ -1,5 +1,7 @@
 //! An `ask!`: the block ends with a suspension, and the answer is read where the ask stood.
 
+use std::collections::BTreeSet;
+
 use proc_macro2::TokenStream;
 use quote::{ToTokens, quote};
 use syn::ext::IdentExt;
@@ -51,15 +53,18 @@ impl Lowerer {
                 )),
             }
         }
-        let mut uses = std::collections::BTreeSet::new();
+        let (mut uses, mut reads) = (BTreeSet::new(), Vec::new());
         for (_, _, request) in &questions {
-            uses.extend(self.uses(request));
+            let found = self.uses(request);
+            uses.extend(found.uses);
+            reads.extend(found.reads);
         }
         let resume = self.new_block();
         let site = self.program.sites.len();
         self.program.sites.push(Site {
             questions,
             uses,
+            reads,
             resume,
             path: self.path.clone(),
         });

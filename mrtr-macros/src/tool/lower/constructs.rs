@@ -139,7 +139,7 @@ impl Lowerer {
         let head_names = declared_names(|names| names.visit_expr(&expr_if.cond));
         let visible = self.scopes.visible();
         let arm_dest = self.open_branch(dest);
-        let cond_uses = self.uses(&cond);
+        let cond_found = self.uses(&cond);
         let holes = self.rewrite_jumps(&mut cond);
         let desugared = std::mem::take(&mut self.desugared);
         let arm_segment = |arm: &str| (!desugared).then(|| arm.to_owned());
@@ -174,7 +174,8 @@ impl Lowerer {
             cond: Code {
                 tokens: cond.into_token_stream(),
                 holes,
-                uses: cond_uses,
+                uses: cond_found.uses,
+                reads: cond_found.reads,
             },
         };
         let arms = vec![
@@ -217,7 +218,7 @@ impl Lowerer {
         });
         let visible = self.scopes.visible();
         let arm_dest = self.open_branch(dest);
-        let scrutinee_uses = self.uses(&scrutinee);
+        let scrutinee_found = self.uses(&scrutinee);
         let holes = self.rewrite_jumps(&mut scrutinee);
         let desugared = std::mem::take(&mut self.desugared);
         let mut heads = Vec::new();
@@ -257,11 +258,10 @@ impl Lowerer {
             let (attrs, pat) = (&arm.attrs, &arm.pat);
             let head = match guard {
                 Some((if_token, code)) => {
-                    let tokens = code.tokens;
+                    let tokens = &code.tokens;
                     Code {
                         tokens: quote!(#(#attrs)* #pat #if_token #tokens),
-                        holes: code.holes,
-                        uses: code.uses,
+                        ..code
                     }
                 }
                 None => plain(quote!(#(#attrs)* #pat)),
@@ -278,7 +278,8 @@ impl Lowerer {
             scrutinee: Code {
                 tokens: scrutinee.into_token_stream(),
                 holes,
-                uses: scrutinee_uses,
+                uses: scrutinee_found.uses,
+                reads: scrutinee_found.reads,
             },
             heads,
         };
@@ -371,7 +372,7 @@ impl Lowerer {
             };
             iterable = hoisted;
         }
-        let iterable_uses = self.uses(&iterable);
+        let iterable_found = self.uses(&iterable);
         let holes = self.rewrite_jumps(&mut iterable);
         let iter = self.synthetic("iter", true);
         let iter_ident = self.ident(iter).clone();
@@ -395,7 +396,8 @@ impl Lowerer {
             init: Code {
                 tokens: state,
                 holes,
-                uses: iterable_uses,
+                uses: iterable_found.uses,
+                reads: iterable_found.reads,
             },
             diverge: None,
             declares: vec![iter],

@@ -28,7 +28,7 @@ use syn::visit::Visit;
 use syn::{Block as SynBlock, Expr, Ident, Pat, Stmt};
 
 use super::ir::{Block, BlockId, Code, Node, Program, SiteId, Unlowerable};
-use super::scope::{Binding, BindingId, BindingKind, Scopes, Uses, pattern_bindings};
+use super::scope::{Binding, BindingId, BindingKind, Found, Scopes, Uses, pattern_bindings};
 use super::syntax::{leftmost_child, ref_bindings};
 
 /// Where the value of a construct goes.
@@ -211,18 +211,18 @@ impl Lowerer {
         &self.program.bindings[id].ident
     }
 
-    fn uses_of(&self, node: &dyn UsesOf) -> BTreeSet<BindingId> {
+    fn uses_of(&self, node: &dyn UsesOf) -> Found {
         let mut uses = Uses::new(&self.scopes);
         node.collect(&mut uses);
-        uses.found
+        uses.finish()
     }
 
-    /// Records what `node` uses in the current block, and returns it.
-    fn uses(&mut self, node: &dyn UsesOf) -> BTreeSet<BindingId> {
+    /// Records what `node` uses in the current block, and returns it with its reads.
+    fn uses(&mut self, node: &dyn UsesOf) -> Found {
         let found = self.uses_of(node);
         self.program.blocks[self.current]
             .used
-            .extend(found.iter().copied());
+            .extend(found.uses.iter().copied());
         found
     }
 
@@ -244,8 +244,7 @@ impl Lowerer {
     fn glue(&mut self, tokens: TokenStream) {
         self.stmt_code(Code {
             tokens,
-            holes: Vec::new(),
-            uses: Default::default(),
+            ..Code::default()
         });
     }
 
@@ -307,17 +306,15 @@ fn segment(keyword: &str, label: Option<&syn::Label>) -> Option<String> {
 fn plain(tokens: TokenStream) -> Code {
     Code {
         tokens,
-        holes: Vec::new(),
-        uses: BTreeSet::new(),
+        ..Code::default()
     }
 }
 
 fn wrap_in_block(code: Code) -> Code {
-    let tokens = code.tokens;
+    let tokens = &code.tokens;
     Code {
         tokens: quote!({ #tokens }),
-        holes: code.holes,
-        uses: code.uses,
+        ..code
     }
 }
 

@@ -9,7 +9,7 @@ use super::items::{NEVER_BINDS, binding_positions, item_name_span, reads_a_local
 use super::{Dest, Lowerer, Sink, pat_names, plain, wrap_in_block};
 use crate::tool::ask;
 use crate::tool::ir::{BlockId, BranchShape, Code, Node, Unlowerable};
-use crate::tool::scope::BindingKind;
+use crate::tool::scope::{BindingKind, Found};
 use crate::tool::syntax::{
     assigned_key, binding_key, contains_ask, diverges, is_borrow, is_construct, stmt_asks,
 };
@@ -147,7 +147,7 @@ impl Lowerer {
 
     /// A statement with no ask: its uses recorded, its jumps out of lowered loops made holes.
     fn verbatim_stmt(&mut self, stmt: &Stmt) -> Code {
-        let uses = self.uses_of(stmt);
+        let Found { uses, reads } = self.uses_of(stmt);
         self.program.blocks[self.current]
             .used
             .extend(uses.iter().copied());
@@ -157,11 +157,12 @@ impl Lowerer {
             tokens: stmt.to_token_stream(),
             holes,
             uses,
+            reads,
         }
     }
 
     pub(super) fn verbatim_expr(&mut self, expr: &Expr) -> Code {
-        let uses = self.uses_of(expr);
+        let Found { uses, reads } = self.uses_of(expr);
         self.program.blocks[self.current]
             .used
             .extend(uses.iter().copied());
@@ -171,6 +172,7 @@ impl Lowerer {
             tokens: expr.to_token_stream(),
             holes,
             uses,
+            reads,
         }
     }
 
@@ -219,12 +221,13 @@ impl Lowerer {
             })
         } else {
             self.hoist(&init.expr, binding_key(pat)).map(|mut expr| {
-                let uses = self.uses(&expr);
+                let Found { uses, reads } = self.uses(&expr);
                 let holes = self.rewrite_jumps(&mut expr);
                 Code {
                     tokens: expr.into_token_stream(),
                     holes,
                     uses,
+                    reads,
                 }
             })
         };
@@ -264,7 +267,7 @@ impl Lowerer {
             return;
         };
         let block = &self.program.blocks[*block];
-        let reads = self.uses_of(&*assign.right).contains(&id);
+        let reads = self.uses_of(&*assign.right).uses.contains(&id);
         if !reads && !block.used.contains(&id) && !block.declared.contains(&id) {
             let mut exits = BTreeSet::new();
             self.exits(&block.nodes, &mut exits);
@@ -327,12 +330,13 @@ impl Lowerer {
         } else if let Some(mut expr) = self.hoist(expr, assigned_key(expr)) {
             // `x = ask!(..)`: the assignment is the first thing after the ask.
             self.note_assigned_first(&expr);
-            let uses = self.uses(&expr);
+            let Found { uses, reads } = self.uses(&expr);
             let holes = self.rewrite_jumps(&mut expr);
             self.stmt_code(Code {
                 tokens: quote!(#expr;),
                 holes,
                 uses,
+                reads,
             });
         }
     }
@@ -355,13 +359,14 @@ impl Lowerer {
         } else if contains_ask(expr) {
             if let Some(mut expr) = self.hoist(expr, None) {
                 self.note_assigned_first(&expr);
-                let uses = self.uses(&expr);
+                let Found { uses, reads } = self.uses(&expr);
                 let holes = self.rewrite_jumps(&mut expr);
                 self.deliver_or_hand_out(
                     Code {
                         tokens: expr.into_token_stream(),
                         holes,
                         uses,
+                        reads,
                     },
                     dest,
                 );
@@ -397,29 +402,17 @@ impl Lowerer {
     fn deliver_code(&mut self, value: Code, dest: Dest) {
         match dest {
             Dest::Discard => {
-                let Code {
-                    tokens,
-                    holes,
-                    uses,
-                } = value;
-                let tokens = quote!(#tokens;);
+                let tokens = &value.tokens;
                 self.stmt_code(Code {
-                    tokens,
-                    holes,
-                    uses,
+                    tokens: quote!(#tokens;),
+                    ..value
                 });
             }
             Dest::Return => {
-                let Code {
-                    tokens,
-                    holes,
-                    uses,
-                } = value;
-                let tokens = quote!(#[allow(unreachable_code, clippy::diverging_sub_expression)] return #tokens;);
+                let tokens = &value.tokens;
                 self.stmt_code(Code {
-                    tokens,
-                    holes,
-                    uses,
+                    tokens: quote!(#[allow(unreachable_code, clippy::diverging_sub_expression)] return #tokens;),
+                    ..value
                 });
             }
             Dest::Value(binding) => {
