@@ -35,7 +35,7 @@ use super::mcp_server::{McpServer, Principal, error};
 use super::retired::{FieldsFiltered, strip_retired_fields_from_shared};
 use super::round::{RoundParams, RoundResponse};
 use super::sessions::{BoundedSessions, RmcpService};
-use crate::server::check_meta;
+use crate::server::take_checked_meta;
 use crate::telemetry::{JsonRpcId, RequestTrace};
 use pick::{Call, JSON, Picker, Round, SESSION_ID, runs_a_machine};
 
@@ -299,9 +299,11 @@ impl Shared {
         extensions: &http::Extensions,
     ) -> Result<ServerResult, rmcp::ErrorData> {
         // Out of the params before they become the request: the round's span reads it.
-        let meta = params.take_meta();
+        let mut meta = params.take_meta();
+        // Taken out of the `_meta`, not copied: the span reads only the version and the trace.
+        let capabilities =
+            take_checked_meta(meta.as_mut().map(|meta| &mut meta.0.0)).map_err(error)?;
         let meta = meta.as_ref().map(|meta| &meta.0.0);
-        let capabilities = check_meta(meta).map_err(error)?;
         let principal = extensions
             .get::<Principal>()
             .map(|principal| principal.0.as_str());
