@@ -12,6 +12,7 @@
 //! (with the body already read), which answers it as it always does, errors included.
 
 mod pick;
+mod wire;
 
 use std::convert::Infallible;
 use std::fmt::Display;
@@ -277,7 +278,7 @@ impl Shared {
             Err(error) => ServerJsonRpcMessage::error(error, Some(id)),
         };
         let status = status_of(&message);
-        match serde_json::to_vec(&message) {
+        match wire::to_vec(&message) {
             Ok(body) => Response::builder()
                 .status(status)
                 .header(CONTENT_TYPE, JSON)
