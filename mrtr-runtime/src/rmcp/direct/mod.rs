@@ -38,7 +38,7 @@ use super::round::{RoundParams, RoundResponse};
 use super::sessions::{BoundedSessions, RmcpService};
 use crate::server::take_checked_meta;
 use crate::telemetry::{JsonRpcId, RequestTrace};
-use pick::{Call, JSON, Picker, Round, SESSION_ID, runs_a_machine};
+use pick::{Call, JSON, Picker, Round, SESSION_ID, Way, runs_a_machine};
 
 type BoxResponse = Response<BoxBody<Bytes, Infallible>>;
 
@@ -94,11 +94,10 @@ impl Shared {
         B::Data: Send,
         B::Error: Display,
     {
-        if self.picker.listens(request.method(), request.headers()) {
-            return self.listen(request).await;
-        }
-        if !self.picker.takes(request.method(), request.headers()) {
-            return self.pass(request).await;
+        match self.picker.way(request.method(), request.headers()) {
+            Way::Listen => return self.listen(request).await,
+            Way::Pass => return self.pass(request).await,
+            Way::Take => {}
         }
         let (parts, body) = request.into_parts();
         let bytes = match self.read_body(body).await {
