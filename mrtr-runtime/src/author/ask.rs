@@ -98,13 +98,19 @@ impl<A> Ask<A> {
         else {
             return self;
         };
-        if let Some(Value::Object(properties)) = schema.get_mut("properties") {
-            let values: Vec<Value> = std::mem::take(properties).into_values().collect();
-            if let Some(property) = values.into_iter().next() {
-                properties.insert(name.clone(), property);
-            }
+        // Renamed in place: the map keeps its room, and a one-name `required` list its slot.
+        if let Some(Value::Object(properties)) = schema.get_mut("properties")
+            && let Some(property) = properties.values_mut().next().map(Value::take)
+        {
+            properties.clear();
+            properties.insert(name.clone(), property);
         }
-        schema["required"] = json!([name]);
+        match schema.get_mut("required") {
+            Some(Value::Array(required)) if required.len() == 1 => {
+                required[0] = Value::String(name);
+            }
+            _ => schema["required"] = json!([name]),
+        }
         self
     }
 
@@ -190,7 +196,7 @@ pub mod elicit {
         let options: Vec<Pick> = options.into_iter().map(Into::into).collect();
         let mut property = Map::new();
         property.insert("type".to_owned(), json!("string"));
-        property.extend(offered(&options, "oneOf"));
+        offered(&mut property, options, "oneOf");
         select(message.into(), CHOICE_FIELD, property)
     }
 
@@ -214,31 +220,33 @@ pub mod elicit {
         let options: Vec<Pick> = options.into_iter().map(Into::into).collect();
         let mut items = Map::new();
         items.insert("type".to_owned(), json!("string"));
-        items.extend(offered(&options, "anyOf"));
+        offered(&mut items, options, "anyOf");
         let mut property = Map::new();
         property.insert("type".to_owned(), json!("array"));
         property.insert("items".to_owned(), Value::Object(items));
         select(message.into(), CHOICES_FIELD, property)
     }
 
-    /// The options as a string schema's `enum`, or, when one has a title, as `keyword` (the
-    /// spec's `oneOf` for a single-select, `anyOf` for a multi-select's items) of
-    /// `const`/`title` pairs.
-    fn offered(options: &[Pick], keyword: &str) -> Map<String, Value> {
-        let mut schema = Map::new();
+    /// The options, added to `schema` as a string schema's `enum`, or, when one has a title,
+    /// as `keyword` (the spec's `oneOf` for a single-select, `anyOf` for a multi-select's
+    /// items) of `const`/`title` pairs.
+    fn offered(schema: &mut Map<String, Value>, options: Vec<Pick>, keyword: &str) {
         if options.iter().any(|option| option.title.is_some()) {
             let titled: Vec<Value> = options
-                .iter()
+                .into_iter()
                 .map(|option| {
-                    json!({"const": option.value, "title": option.title.as_ref().unwrap_or(&option.value)})
+                    let title = option.title.unwrap_or_else(|| option.value.clone());
+                    json!({"const": option.value, "title": title})
                 })
                 .collect();
             schema.insert(keyword.to_owned(), Value::Array(titled));
         } else {
-            let values: Vec<Value> = options.iter().map(|option| json!(option.value)).collect();
+            let values: Vec<Value> = options
+                .into_iter()
+                .map(|option| Value::String(option.value))
+                .collect();
             schema.insert("enum".to_owned(), Value::Array(values));
         }
-        schema
     }
 
     /// A form with one required property, `field` until the ask's key names it.

@@ -159,12 +159,15 @@ fn elicitation(
 /// other schemas, which are mostly the static schemas of form types, are deserialized once and
 /// then taken from a small cache.
 fn elicitation_schema(schema: Value) -> Result<ElicitationSchema, ErrorData> {
-    if let Some((field, values)) = untitled_choice(&schema) {
-        return ElicitationSchema::builder()
-            .required_enum_schema(field, EnumSchema::builder(values).build())
-            .build()
-            .map_err(unfit);
-    }
+    let schema = match untitled_choice(schema) {
+        Ok((field, values)) => {
+            return ElicitationSchema::builder()
+                .required_enum_schema(field, EnumSchema::builder(values).build())
+                .build()
+                .map_err(unfit);
+        }
+        Err(schema) => schema,
+    };
     static FORMS: Mutex<Vec<(Value, ElicitationSchema)>> = Mutex::new(Vec::new());
     const CACHED: usize = 64;
     let mut forms = FORMS.lock().unwrap_or_else(|poison| poison.into_inner());
@@ -182,31 +185,63 @@ fn elicitation_schema(schema: Value) -> Result<ElicitationSchema, ErrorData> {
 }
 
 /// The property name and options of a schema that is exactly an `elicit::choice` without
-/// titles (its one property is named after the ask key, or by `.field()`).
-fn untitled_choice(schema: &Value) -> Option<(String, Vec<String>)> {
-    let schema = schema.as_object().filter(|schema| schema.len() == 3)?;
-    let [Value::String(field)] = schema.get("required")?.as_array()?.as_slice() else {
-        return None;
+/// titles (its one property is named after the ask key, or by `.field()`), moved out of it;
+/// any other schema back as it came.
+fn untitled_choice(schema: Value) -> Result<(String, Vec<String>), Value> {
+    if !is_untitled_choice(&schema) {
+        return Err(schema);
+    }
+    let Value::Object(mut schema) = schema else {
+        unreachable!("checked to be an object")
     };
-    if schema.get("type")?.as_str()? != "object" {
-        return None;
-    }
-    let properties = schema.get("properties")?.as_object()?;
-    let property = properties
-        .get(field)
-        .filter(|_| properties.len() == 1)?
-        .as_object()
-        .filter(|property| property.len() == 2)?;
-    if property.get("type")?.as_str()? != "string" {
-        return None;
-    }
-    let values = property
-        .get("enum")?
-        .as_array()?
-        .iter()
-        .map(|value| value.as_str().map(str::to_owned))
-        .collect::<Option<_>>()?;
-    Some((field.clone(), values))
+    let Some(Value::Object(properties)) = schema.remove("properties") else {
+        unreachable!("checked to be an object")
+    };
+    let Some((field, Value::Object(mut property))) = properties.into_iter().next() else {
+        unreachable!("checked to hold one object")
+    };
+    let Some(Value::Array(values)) = property.remove("enum") else {
+        unreachable!("checked to be a list")
+    };
+    let values = values
+        .into_iter()
+        .map(|value| match value {
+            Value::String(value) => value,
+            _ => unreachable!("checked to be strings"),
+        })
+        .collect();
+    Ok((field, values))
+}
+
+/// Whether a schema is exactly an `elicit::choice` without titles: `type` `object`, one
+/// property named as the one `required` entry, that property `{"type": "string", "enum":
+/// [strings]}`.
+fn is_untitled_choice(schema: &Value) -> bool {
+    let check = || -> Option<()> {
+        let schema = schema.as_object().filter(|schema| schema.len() == 3)?;
+        let [Value::String(field)] = schema.get("required")?.as_array()?.as_slice() else {
+            return None;
+        };
+        if schema.get("type")?.as_str()? != "object" {
+            return None;
+        }
+        let properties = schema.get("properties")?.as_object()?;
+        let property = properties
+            .get(field)
+            .filter(|_| properties.len() == 1)?
+            .as_object()
+            .filter(|property| property.len() == 2)?;
+        if property.get("type")?.as_str()? != "string" {
+            return None;
+        }
+        property
+            .get("enum")?
+            .as_array()?
+            .iter()
+            .all(Value::is_string)
+            .then_some(())
+    };
+    check().is_some()
 }
 
 #[cfg(test)]
@@ -231,7 +266,7 @@ mod tests {
         let schema = serde_json::json!({"type": "object", "properties": {
             "pick": {"type": "string", "enum": ["a", "b"]}}, "required": ["pick"]});
         assert_eq!(
-            untitled_choice(&schema),
+            untitled_choice(schema.clone()).ok(),
             Some(("pick".to_owned(), vec!["a".to_owned(), "b".to_owned()]))
         );
         let direct = elicitation_schema(schema.clone()).unwrap();

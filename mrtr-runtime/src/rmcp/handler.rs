@@ -62,7 +62,7 @@ impl McpServer {
     async fn serve_round<P: RoundParams>(
         &self,
         mut params: P,
-        context: &RequestContext<RoleServer>,
+        context: &mut RequestContext<RoleServer>,
     ) -> Result<P::Response, ErrorData> {
         if let Some(session) = self.legacy_session(context) {
             let result = self
@@ -151,9 +151,9 @@ impl ServerHandler for McpServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
+        mut context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        self.serve_round(request, &context).await
+        self.serve_round(request, &mut context).await
     }
 
     async fn list_prompts(
@@ -167,9 +167,9 @@ impl ServerHandler for McpServer {
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        context: RequestContext<RoleServer>,
+        mut context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        self.serve_round(request, &context).await
+        self.serve_round(request, &mut context).await
     }
 
     async fn complete(
@@ -200,8 +200,8 @@ impl ServerHandler for McpServer {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        context: RequestContext<RoleServer>,
+        mut context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        self.serve_round(request, &context).await
+        self.serve_round(request, &mut context).await
     }
 }

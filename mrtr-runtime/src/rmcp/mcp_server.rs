@@ -14,7 +14,7 @@ use super::limits::HttpLimits;
 use crate::capabilities::ClientCapabilities;
 use crate::legacy::LegacyOptions;
 use crate::protocol::{META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, RpcError};
-use crate::server::{Server, check_meta};
+use crate::server::{Server, take_checked_meta};
 
 /// The identity the host authenticated for a request. Every `requestState` is bound to it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -131,18 +131,19 @@ fn server_config(server: &Server) -> ServerConfig {
 }
 
 /// This request's client capabilities, once its `_meta` meets a 2026-07-28 request's duties.
-/// rmcp usually leaves both keys in the context's `_meta`; when it took them out for its own
-/// use, they are put back first.
+/// rmcp usually leaves both keys in the context's `_meta`: then the capabilities are taken out
+/// of it (the round's span reads only the version and the trace). When rmcp took them out for
+/// its own use, they are put back first.
 pub(super) fn request_capabilities(
-    context: &RequestContext<RoleServer>,
+    context: &mut RequestContext<RoleServer>,
 ) -> Result<ClientCapabilities, ErrorData> {
-    let raw = &context.meta.0.0;
+    let raw = &mut context.meta.0.0;
     if raw.contains_key(META_PROTOCOL_VERSION) && raw.contains_key(META_CLIENT_CAPABILITIES) {
-        return check_meta(Some(raw)).map_err(error);
+        return take_checked_meta(Some(raw)).map_err(error);
     }
     match request_meta(context) {
-        Value::Object(meta) => check_meta(Some(&meta)),
-        _ => check_meta(None),
+        Value::Object(mut meta) => take_checked_meta(Some(&mut meta)),
+        _ => take_checked_meta(None),
     }
     .map_err(error)
 }

@@ -29,4 +29,4 @@ pub use task_listen::{MAX_LISTENED_TASKS, TaskListener};
 pub(crate) use {method::RoundMethod, request::RoundRequest};
 // What the rmcp host builds its rounds and results from.
 #[cfg(feature = "rmcp")]
-pub(crate) use {listing::tool_entry, params::check_meta, reply::RoundReply};
+pub(crate) use {listing::tool_entry, params::take_checked_meta, reply::RoundReply};

@@ -15,6 +15,30 @@ use crate::telemetry::RequestTrace;
 pub(crate) fn check_meta(
     meta: Option<&Map<String, Value>>,
 ) -> Result<ClientCapabilities, RpcError> {
+    checked_capabilities(meta)
+        .map(|capabilities| ClientCapabilities::from_object(capabilities.clone()))
+}
+
+/// [`check_meta`] for a `_meta` the caller owns: the capabilities are taken out of it rather
+/// than copied (the rest of the `_meta` stays, for the round's span to read).
+pub(crate) fn take_checked_meta(
+    meta: Option<&mut Map<String, Value>>,
+) -> Result<ClientCapabilities, RpcError> {
+    let Some(meta) = meta else {
+        return check_meta(None);
+    };
+    checked_capabilities(Some(meta))?;
+    match meta.remove(META_CLIENT_CAPABILITIES) {
+        Some(Value::Object(capabilities)) => Ok(ClientCapabilities::from_object(capabilities)),
+        _ => unreachable!("checked to be an object"),
+    }
+}
+
+/// The `_meta` duties: a `_meta` with this protocol version and an object of client
+/// capabilities, which is returned.
+fn checked_capabilities(
+    meta: Option<&Map<String, Value>>,
+) -> Result<&Map<String, Value>, RpcError> {
     let hint = "every MCP 2026-07-28 request carries params._meta with \
                 io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities \
                 (2025-11-25 clients are served over a session: mrtr::rmcp::McpServer, or \
@@ -38,7 +62,7 @@ pub(crate) fn check_meta(
     if version != PROTOCOL_VERSION {
         return Err(RpcError::unsupported_version(version));
     }
-    Ok(ClientCapabilities::from_object(capabilities.clone()))
+    Ok(capabilities)
 }
 
 /// A round's request from its JSON params.

@@ -12,6 +12,7 @@
 //! (with the body already read), which answers it as it always does, errors included.
 
 mod pick;
+mod wire;
 
 use std::convert::Infallible;
 use std::fmt::Display;
@@ -35,9 +36,9 @@ use super::mcp_server::{McpServer, Principal, error};
 use super::retired::{FieldsFiltered, strip_retired_fields_from_shared};
 use super::round::{RoundParams, RoundResponse};
 use super::sessions::{BoundedSessions, RmcpService};
-use crate::server::check_meta;
+use crate::server::take_checked_meta;
 use crate::telemetry::{JsonRpcId, RequestTrace};
-use pick::{Call, JSON, Picker, Round, SESSION_ID, runs_a_machine};
+use pick::{Call, JSON, Picker, Round, SESSION_ID, Way, runs_a_machine};
 
 type BoxResponse = Response<BoxBody<Bytes, Infallible>>;
 
@@ -93,11 +94,10 @@ impl Shared {
         B::Data: Send,
         B::Error: Display,
     {
-        if self.picker.listens(request.method(), request.headers()) {
-            return self.listen(request).await;
-        }
-        if !self.picker.takes(request.method(), request.headers()) {
-            return self.pass(request).await;
+        match self.picker.way(request.method(), request.headers()) {
+            Way::Listen => return self.listen(request).await,
+            Way::Pass => return self.pass(request).await,
+            Way::Take => {}
         }
         let (parts, body) = request.into_parts();
         let bytes = match self.read_body(body).await {
@@ -277,7 +277,7 @@ impl Shared {
             Err(error) => ServerJsonRpcMessage::error(error, Some(id)),
         };
         let status = status_of(&message);
-        match serde_json::to_vec(&message) {
+        match wire::to_vec(&message) {
             Ok(body) => Response::builder()
                 .status(status)
                 .header(CONTENT_TYPE, JSON)
@@ -299,9 +299,11 @@ impl Shared {
         extensions: &http::Extensions,
     ) -> Result<ServerResult, rmcp::ErrorData> {
         // Out of the params before they become the request: the round's span reads it.
-        let meta = params.take_meta();
+        let mut meta = params.take_meta();
+        // Taken out of the `_meta`, not copied: the span reads only the version and the trace.
+        let capabilities =
+            take_checked_meta(meta.as_mut().map(|meta| &mut meta.0.0)).map_err(error)?;
         let meta = meta.as_ref().map(|meta| &meta.0.0);
-        let capabilities = check_meta(meta).map_err(error)?;
         let principal = extensions
             .get::<Principal>()
             .map(|principal| principal.0.as_str());

@@ -60,15 +60,33 @@ impl Picker {
         }
     }
 
-    /// Whether the request's method and headers allow the direct path; the body is checked
-    /// once read.
-    pub(super) fn takes(&self, method: &http::Method, headers: &HeaderMap) -> bool {
+    /// Which way the request's method and headers send it, the checks both ways share made
+    /// once: [`Way::Take`] where the direct path may answer it (the body is checked once
+    /// read), [`Way::Listen`] for a stateless `subscriptions/listen` that passes rmcp's
+    /// checks (its body is read next: only one naming task ids stays here), else rmcp's.
+    pub(super) fn way(&self, method: &http::Method, headers: &HeaderMap) -> Way {
+        if !self.sound(method, headers) {
+            return Way::Pass;
+        }
+        let mcp_method = only(headers, "mcp-method");
+        if mcp_method == Some("subscriptions/listen") && !headers.contains_key("mcp-name") {
+            return Way::Listen;
+        }
         // The direct path answers with one JSON response; with `json_response` off rmcp
         // answers with an event stream, so rmcp keeps every request.
-        self.json_response
-            && self.sound(method, headers)
-            && only(headers, "mcp-method").is_some_and(runs_a_machine)
+        if self.json_response
+            && mcp_method.is_some_and(runs_a_machine)
             && only(headers, "mcp-name").is_some()
+        {
+            return Way::Take;
+        }
+        Way::Pass
+    }
+
+    /// Whether the request's method and headers allow the direct path.
+    #[cfg(test)]
+    pub(super) fn takes(&self, method: &http::Method, headers: &HeaderMap) -> bool {
+        self.way(method, headers) == Way::Take
     }
 
     /// The round in `body`, if the direct path answers it: a request of the method and
@@ -84,14 +102,6 @@ impl Picker {
             Round::Tool(params) => !mirrors_headers(&params.name),
             Round::Prompt(_) | Round::Resource(_) => true,
         })
-    }
-
-    /// Whether the request is a stateless `subscriptions/listen` that passes rmcp's checks
-    /// (its body is read next: only one naming task ids stays here).
-    pub(super) fn listens(&self, method: &http::Method, headers: &HeaderMap) -> bool {
-        self.sound(method, headers)
-            && only(headers, "mcp-method") == Some("subscriptions/listen")
-            && !headers.contains_key("mcp-name")
     }
 
     /// The checks rmcp makes on every stateless 2026-07-28 POST, each at least as strict.
@@ -118,17 +128,22 @@ impl Picker {
     /// listed host, on its port if the entry names one. A request without a `Host` header goes
     /// to rmcp.
     fn host_allowed(&self, headers: &HeaderMap) -> bool {
-        let Some(host) = only(headers, HOST.as_str())
-            .and_then(|host| http::uri::Authority::try_from(host).ok())
-            .map(|authority| Authority::new(authority.host(), authority.port_u16()))
+        let Some(authority) =
+            only(headers, HOST.as_str()).and_then(|host| http::uri::Authority::try_from(host).ok())
         else {
             return false;
         };
         // The configured list, not the parsed one: a list of blank entries allows no host.
-        self.any_host
-            || self.allowed_hosts.iter().any(|entry| {
-                entry.host == host.host && entry.port.is_none_or(|port| host.port == Some(port))
-            })
+        if self.any_host {
+            return true;
+        }
+        // As `Authority::new` has it, without the copy: the entries are lower-cased already.
+        let host = authority.host().trim_matches('[').trim_matches(']');
+        let port = authority.port_u16();
+        self.allowed_hosts.iter().any(|entry| {
+            entry.host.eq_ignore_ascii_case(host)
+                && entry.port.is_none_or(|want| port == Some(want))
+        })
     }
 }
 
@@ -191,6 +206,17 @@ impl Authority {
             Err(_) => Self::new(entry, None),
         })
     }
+}
+
+/// Which way a request goes (see [`Picker::way`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Way {
+    /// The direct path may answer it.
+    Take,
+    /// A stateless `subscriptions/listen`.
+    Listen,
+    /// rmcp answers it.
+    Pass,
 }
 
 /// The three methods whose calls run a machine.
@@ -420,6 +446,32 @@ mod tests {
             !Picker::new(&blank).takes(&Method::POST, &head("book")),
             "a list of blank entries allows no host"
         );
+        let v6 = Picker::new(&config().with_allowed_hosts(["[::1]"]));
+        headers.insert("host", HeaderValue::from_static("[::1]:8080"));
+        assert!(
+            v6.takes(&Method::POST, &headers),
+            "an IPv6 host, brackets aside"
+        );
+        headers.insert("host", HeaderValue::from_static("[::2]:8080"));
+        assert!(!v6.takes(&Method::POST, &headers), "another IPv6 host");
+    }
+
+    #[test]
+    fn a_listen_goes_its_own_way() {
+        let picker = Picker::new(&config());
+        assert_eq!(picker.way(&Method::POST, &head("book")), Way::Take);
+        let mut headers = head("book");
+        headers.insert(
+            "mcp-method",
+            HeaderValue::from_static("subscriptions/listen"),
+        );
+        assert_eq!(picker.way(&Method::POST, &headers), Way::Pass, "named");
+        headers.remove("mcp-name");
+        assert_eq!(picker.way(&Method::POST, &headers), Way::Listen);
+        assert_eq!(picker.way(&Method::GET, &headers), Way::Pass, "not a POST");
+        let streaming = Picker::new(&StreamableHttpServerConfig::default());
+        assert_eq!(streaming.way(&Method::POST, &headers), Way::Listen);
+        assert_eq!(streaming.way(&Method::POST, &head("book")), Way::Pass);
     }
 
     #[test]
