@@ -32,8 +32,9 @@ const BY_REFERENCE: &[&str] = &[
     "values",
 ];
 
-/// Standard macros that only borrow their arguments (they format them).
-const FORMATTING: &[&str] = &[
+/// The standard macros that format their arguments: they take comma-separated expressions
+/// (`scope::Uses` reads them as such) and only borrow them.
+pub(crate) const STD_FORMATTING: &[&str] = &[
     "format",
     "format_args",
     "print",
@@ -52,22 +53,23 @@ const FORMATTING: &[&str] = &[
     "debug_assert",
     "debug_assert_eq",
     "debug_assert_ne",
-    "trace",
-    "debug",
-    "info",
-    "warn",
-    "error",
 ];
+
+/// The logging macros, which also only borrow what they format (their tokens are read as
+/// tokens: `target: ..` and `field = value` are not expressions).
+const LOGGING: &[&str] = &["trace", "debug", "info", "warn", "error"];
 
 pub(crate) fn borrows_receiver(method: &Ident) -> bool {
     BY_REFERENCE.iter().any(|known| method == known)
 }
 
 pub(crate) fn formats_arguments(mac: &syn::Macro) -> bool {
-    mac.path
-        .segments
-        .last()
-        .is_some_and(|segment| FORMATTING.iter().any(|known| segment.ident == known))
+    mac.path.segments.last().is_some_and(|segment| {
+        STD_FORMATTING
+            .iter()
+            .chain(LOGGING)
+            .any(|known| segment.ident == known)
+    })
 }
 
 /// `name.a.b` as `(name, [a, b])`, if `expr` is a chain of named fields on a plain name.

@@ -15,7 +15,8 @@ use syn::visit::{self, Visit};
 use syn::{Expr, ExprPath, Ident, Pat};
 
 use super::reads::{
-    borrows_receiver, field_chain, field_chain_of, formats_arguments, token_field_path,
+    STD_FORMATTING, borrows_receiver, field_chain, field_chain_of, formats_arguments,
+    token_field_path,
 };
 
 pub(crate) type BindingId = usize;
@@ -294,28 +295,6 @@ impl<'s> Uses<'s> {
 /// field and not a use of a binding `id`, which would keep it needlessly. `None` for any other
 /// macro, whose tokens may mean anything: every name in them counts.
 fn expression_arguments(mac: &syn::Macro) -> Option<Punctuated<Expr, syn::Token![,]>> {
-    const EXPRESSION_MACROS: &[&str] = &[
-        "format",
-        "format_args",
-        "print",
-        "println",
-        "eprint",
-        "eprintln",
-        "write",
-        "writeln",
-        "panic",
-        "assert",
-        "assert_eq",
-        "assert_ne",
-        "debug_assert",
-        "debug_assert_eq",
-        "debug_assert_ne",
-        "unreachable",
-        "todo",
-        "unimplemented",
-        "vec",
-        "dbg",
-    ];
     let segments = &mac.path.segments;
     let name = segments.last()?.ident.to_string();
     let std_path = match segments.len() {
@@ -323,7 +302,10 @@ fn expression_arguments(mac: &syn::Macro) -> Option<Punctuated<Expr, syn::Token!
         2 => ["std", "core", "alloc"].contains(&segments[0].ident.to_string().as_str()),
         _ => false,
     };
-    if !std_path || !EXPRESSION_MACROS.contains(&name.as_str()) {
+    // The standard formatting macros, and two that take expressions too.
+    let takes_expressions =
+        STD_FORMATTING.contains(&name.as_str()) || name == "vec" || name == "dbg";
+    if !std_path || !takes_expressions {
         return None;
     }
     mac.parse_body_with(Punctuated::parse_terminated).ok()
