@@ -1898,8 +1898,48 @@ async fn partly_moved_namesakes_in_patterns() -> Result<String, ToolError> {
     Ok(format!("{seen} {total}"))
 }
 
+/// A partly moved value given a whole new value after a later ask (FINDINGS 25, the half that
+/// works): the block that assigns it reads nothing of the old value, so the machine declares
+/// it there without one, and the value is kept field by field before and after (was: kept
+/// whole, "cannot be kept"). Assigned where the split value came back, it stays refused by
+/// rustc (tests/ui/tool/partly_moved_then_assigned_whole.rs).
+#[mrtr::tool]
+async fn partly_moved_then_assigned_afresh() -> Result<String, ToolError> {
+    let mut p = person();
+    let name = p.name;
+    let first = ask!(first = elicit::form::<Number>("First?"))
+        .accepted()?
+        .value;
+    let visits = p.visits;
+    let second = ask!(second = elicit::form::<Number>("Second?"))
+        .accepted()?
+        .value;
+    p = Person {
+        name: name.clone(),
+        email: String::from("new@example.com"),
+        visits: 9,
+        notes: Vec::new(),
+    };
+    let third = ask!(third = elicit::form::<Number>(format!("Third for {}?", p.email)))
+        .accepted()?
+        .value;
+    Ok(format!(
+        "{name} {visits} {first} {second} {} {} {third}",
+        p.email, p.visits
+    ))
+}
+
 #[tokio::test]
 async fn values_declared_or_taken_back_inside_arms_come_back_where_they_are_read() {
+    assert_eq!(
+        text(
+            partly_moved_then_assigned_afresh,
+            json!({}),
+            &[number(1), number(2), number(3)]
+        )
+        .await,
+        "Ada 1 1 2 new@example.com 9 3"
+    );
     assert_eq!(
         text(partly_moved_namesakes_in_patterns, json!({}), &[number(4)]).await,
         "Ada 4 15 2 2"

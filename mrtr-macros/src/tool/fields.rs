@@ -24,15 +24,20 @@ pub(crate) type FieldPath = Vec<Ident>;
 /// a prefix of another).
 pub(crate) fn kept_by_field(
     program: &Program,
+    live: &[BTreeSet<BindingId>],
     crossing: &BTreeSet<BindingId>,
 ) -> HashMap<BindingId, Vec<FieldPath>> {
     crossing
         .iter()
-        .filter_map(|id| Some((*id, fields_of(program, *id)?)))
+        .filter_map(|id| Some((*id, fields_of(program, live, *id)?)))
         .collect()
 }
 
-fn fields_of(program: &Program, id: BindingId) -> Option<Vec<FieldPath>> {
+fn fields_of(
+    program: &Program,
+    live: &[BTreeSet<BindingId>],
+    id: BindingId,
+) -> Option<Vec<FieldPath>> {
     let binding = &program.bindings[id];
     if binding.kind != BindingKind::Local || binding.ident.to_string().starts_with("r#") {
         return None;
@@ -41,13 +46,18 @@ fn fields_of(program: &Program, id: BindingId) -> Option<Vec<FieldPath>> {
         program,
         id,
         counting: false,
+        assigned_afresh: false,
         read_early: false,
         fields: BTreeMap::new(),
     };
-    for block in &program.blocks {
+    for (index, block) in program.blocks.iter().enumerate() {
         // In the block that declares it, the fields read before the machine could first put
         // it away may be moved out; the others are needed later.
         scan.counting = !block.declared.contains(&id);
+        // A block that gives it a new value before reading it, with nothing of the old one
+        // needed, declares it without a value (`plan::Entry::Declared`): there the value is
+        // whole again, so assigning or using it whole does not touch the kept fields.
+        scan.assigned_afresh = block.assigned_first.contains_key(&id) && !live[index].contains(&id);
         scan.nodes(&block.nodes)?;
     }
     // Only a value that may have been partly moved is split: one whose fields are only
@@ -90,6 +100,9 @@ struct Scan<'a> {
     id: BindingId,
     /// Whether the fields read here are needed after a slot.
     counting: bool,
+    /// Whether the block being scanned gives the binding a new value before reading it, and
+    /// needs nothing of the old one.
+    assigned_afresh: bool,
     /// Whether a field may be moved out before the value's first slot.
     read_early: bool,
     /// Path (`item.price`) → (first position seen, path).
@@ -159,6 +172,9 @@ impl Scan<'_> {
     /// The code's reads of this binding, which the lowering resolved as rustc does.
     fn reads(&mut self, reads: &[Read]) -> Option<()> {
         for read in reads.iter().filter(|read| read.binding == self.id) {
+            if read.path.is_empty() && self.assigned_afresh {
+                continue;
+            }
             if read.path.is_empty() {
                 return None;
             }
