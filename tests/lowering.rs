@@ -1930,7 +1930,7 @@ async fn partly_moved_then_assigned_afresh() -> Result<String, ToolError> {
 }
 
 #[tokio::test]
-async fn values_declared_or_taken_back_inside_arms_come_back_where_they_are_read() {
+async fn a_partly_moved_value_keeps_its_split_beside_namesakes_and_a_fresh_assignment() {
     assert_eq!(
         text(
             partly_moved_then_assigned_afresh,
@@ -1978,6 +1978,10 @@ async fn values_declared_or_taken_back_inside_arms_come_back_where_they_are_read
         round.kept(),
         json!({ "p.email": "ada@example.com", "first": 12, "name": "Ada" })
     );
+}
+
+#[tokio::test]
+async fn values_declared_or_taken_back_inside_arms_come_back_where_they_are_read() {
     assert_eq!(
         text(
             nested_partly_moved_in_an_arm,

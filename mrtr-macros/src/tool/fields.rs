@@ -14,6 +14,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use proc_macro2::Ident;
 
 use super::ir::{Branch, BranchShape, Node, Program};
+use super::plan::{Entry, Layout};
 use super::scope::{BindingId, BindingKind, Read};
 
 /// A field read through a binding: `person.email` is `[email]`, `order.item.price` is
@@ -23,21 +24,17 @@ pub(crate) type FieldPath = Vec<Ident>;
 /// For each crossing binding kept field by field, the paths it keeps (in source order; none is
 /// a prefix of another).
 pub(crate) fn kept_by_field(
-    program: &Program,
-    live: &[BTreeSet<BindingId>],
+    layout: Layout<'_>,
     crossing: &BTreeSet<BindingId>,
 ) -> HashMap<BindingId, Vec<FieldPath>> {
     crossing
         .iter()
-        .filter_map(|id| Some((*id, fields_of(program, live, *id)?)))
+        .filter_map(|id| Some((*id, fields_of(layout, *id)?)))
         .collect()
 }
 
-fn fields_of(
-    program: &Program,
-    live: &[BTreeSet<BindingId>],
-    id: BindingId,
-) -> Option<Vec<FieldPath>> {
+fn fields_of(layout: Layout<'_>, id: BindingId) -> Option<Vec<FieldPath>> {
+    let program = layout.program;
     let binding = &program.bindings[id];
     if binding.kind != BindingKind::Local || binding.ident.to_string().starts_with("r#") {
         return None;
@@ -54,10 +51,10 @@ fn fields_of(
         // In the block that declares it, the fields read before the machine could first put
         // it away may be moved out; the others are needed later.
         scan.counting = !block.declared.contains(&id);
-        // A block that gives it a new value before reading it, with nothing of the old one
-        // needed, declares it without a value (`plan::Entry::Declared`): there the value is
-        // whole again, so assigning or using it whole does not touch the kept fields.
-        scan.assigned_afresh = block.assigned_first.contains_key(&id) && !live[index].contains(&id);
+        // A block that declares it without a value (it gives it a new one before reading it,
+        // and needs nothing of the old one): there the value is whole again, so assigning or
+        // using it whole does not touch the kept fields.
+        scan.assigned_afresh = matches!(layout.entry(index, id), Entry::Declared);
         scan.nodes(&block.nodes)?;
     }
     // Only a value that may have been partly moved is split: one whose fields are only

@@ -159,7 +159,7 @@ fn machine(
             ty: args.ty,
         }),
         frame_names: emit::frame_names(&program, &crossing),
-        fields: fields::kept_by_field(&program, &live, &crossing),
+        fields: fields::kept_by_field(layout, &crossing),
     };
     let body = emitter.body();
     let identities = resume::identities(&program);
