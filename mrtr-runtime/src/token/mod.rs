@@ -35,6 +35,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod aead;
 mod binding;
 mod canonical;
 mod claims;
@@ -45,6 +46,7 @@ mod error;
 pub(crate) mod inspect;
 mod keys;
 mod mode;
+mod poly1305;
 mod wire;
 
 pub use binding::Binding;

@@ -19,11 +19,9 @@
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use chacha20::cipher::{KeyIvInit, StreamCipher, StreamCipherSeek};
-use chacha20poly1305::aead::{AeadInPlace, KeyInit};
-use chacha20poly1305::{XChaCha20Poly1305, XNonce};
 use hmac::Mac;
 
+use super::aead;
 use super::error::Rejection;
 use super::keys::{DerivedKeys, MAX_KEY_ID_LEN};
 use super::mode::Mode;
@@ -51,10 +49,10 @@ fn mode_nibble(mode: Mode) -> u8 {
     }
 }
 
-fn xnonce(nonce: &[u8]) -> XNonce {
+fn xnonce(nonce: &[u8; NONCE_LEN]) -> [u8; 24] {
     let mut full = [0u8; 24];
     full[..NONCE_LEN].copy_from_slice(nonce);
-    full.into()
+    full
 }
 
 fn header(mode: Mode, flags: u8, kid: &str, hints: &[u8; HINTS_LEN], out: &mut Vec<u8>) {
@@ -73,10 +71,6 @@ fn hmac_tag(keys: &DerivedKeys, header: &[u8], body: &[u8], bound: &[u8]) -> [u8
     let mut tag = [0u8; TAG_LEN];
     tag.copy_from_slice(&mac.finalize().into_bytes()[..TAG_LEN]);
     tag
-}
-
-fn associated_data(header: &[u8], bound: &[u8]) -> Vec<u8> {
-    [PREFIX.as_bytes(), header, bound].concat()
 }
 
 /// What [`seal`] needs besides the keys.
@@ -105,11 +99,8 @@ pub(crate) fn seal(sealing: &Sealing<'_>, keys: &DerivedKeys, mut body: Vec<u8>)
     let header_len = bytes.len();
     match sealing.mode {
         Mode::Aead => {
-            let cipher = XChaCha20Poly1305::new((&keys.aead).into());
-            let aad = associated_data(&bytes, sealing.bound);
-            let tag = cipher
-                .encrypt_in_place_detached(&xnonce(&sealing.nonce), &aad, &mut body)
-                .expect("XChaCha20-Poly1305 encryption cannot fail for in-memory buffers");
+            let associated = [PREFIX.as_bytes(), &bytes, sealing.bound];
+            let tag = aead::seal(&keys.aead, &xnonce(&sealing.nonce), &associated, &mut body);
             bytes.extend_from_slice(&sealing.nonce);
             bytes.extend_from_slice(&body);
             bytes.extend_from_slice(&tag);
@@ -234,17 +225,15 @@ impl Envelope {
         let header_len = self.header_len;
         match self.mode {
             Mode::Aead => {
-                let cipher = XChaCha20Poly1305::new((&keys.aead).into());
-                let aad = associated_data(&self.bytes[..header_len], bound);
                 let nonce: [u8; NONCE_LEN] = self.bytes[header_len..header_len + NONCE_LEN]
                     .try_into()
                     .expect("NONCE_LEN bytes");
                 let tag_start = self.bytes.len() - TAG_LEN;
-                let tag = *chacha20poly1305::Tag::from_slice(&self.bytes[tag_start..]);
+                let tag: [u8; TAG_LEN] = self.bytes[tag_start..].try_into().expect("16 bytes");
                 self.bytes.truncate(tag_start);
                 let mut body = self.bytes.split_off(header_len + NONCE_LEN);
-                cipher
-                    .decrypt_in_place_detached(&xnonce(&nonce), &aad, &mut body, &tag)
+                let associated = [PREFIX.as_bytes(), &self.bytes[..header_len], bound];
+                aead::open(&keys.aead, &xnonce(&nonce), &associated, &mut body, &tag)
                     .map_err(|_| Rejection::BadTag)?;
                 Ok((body, nonce))
             }
@@ -277,10 +266,7 @@ impl Envelope {
                     .try_into()
                     .expect("NONCE_LEN bytes");
                 let mut body = self.bytes.split_off(header_len + NONCE_LEN);
-                let mut cipher = chacha20::XChaCha20::new((&keys.aead).into(), &xnonce(&nonce));
-                // Block 0 keys Poly1305; the message starts at block 1.
-                cipher.seek(64u64);
-                cipher.apply_keystream(&mut body);
+                aead::decrypt_unauthenticated(&keys.aead, &xnonce(&nonce), &mut body);
                 (body, nonce)
             }
             Mode::Hmac => (self.bytes.split_off(header_len), tag),

@@ -1,0 +1,266 @@
+//! XChaCha20-Poly1305 (draft-irtf-cfrg-xchacha, RFC 8439's AEAD under an HChaCha20 subkey),
+//! sealing and opening in place. The cipher is the `chacha20` crate's; the authenticator is
+//! [`super::poly1305`], for the reason given there. The bytes are those of the
+//! `chacha20poly1305` crate, which the tests check.
+
+use chacha20::XChaCha20;
+use chacha20::cipher::{KeyIvInit, StreamCipher, StreamCipherSeek};
+
+use super::poly1305::{BLOCK, Poly1305};
+
+/// The stream at `nonce`, with block 0 (the authenticator's key) taken off.
+fn stream(key: &[u8; 32], nonce: &[u8; 24]) -> (XChaCha20, Poly1305) {
+    let mut cipher = XChaCha20::new(key.into(), nonce.into());
+    let mut poly_key = [0u8; 32];
+    cipher.apply_keystream(&mut poly_key);
+    // The message starts at block 1; the rest of block 0 is not used.
+    cipher.seek(64u64);
+    (cipher, Poly1305::new(&poly_key))
+}
+
+/// The tag over `associated` (given in pieces, taken as one) and `ciphertext`.
+fn tag(mut poly: Poly1305, associated: &[&[u8]], ciphertext: &[u8]) -> [u8; BLOCK] {
+    let mut associated_len = 0u64;
+    for piece in associated {
+        poly.update(piece);
+        associated_len += piece.len() as u64;
+    }
+    poly.pad_to_block();
+    poly.update(ciphertext);
+    poly.pad_to_block();
+    poly.update(&associated_len.to_le_bytes());
+    poly.update(&(ciphertext.len() as u64).to_le_bytes());
+    poly.finish()
+}
+
+/// Encrypts `message` in place and returns its tag.
+pub(crate) fn seal(
+    key: &[u8; 32],
+    nonce: &[u8; 24],
+    associated: &[&[u8]],
+    message: &mut [u8],
+) -> [u8; BLOCK] {
+    let (mut cipher, poly) = stream(key, nonce);
+    cipher.apply_keystream(message);
+    tag(poly, associated, message)
+}
+
+/// The tag did not match: the token was not sealed under this key with this associated data.
+#[derive(Debug)]
+pub(crate) struct BadTag;
+
+/// Checks `expected` over `ciphertext` in constant time, then decrypts it in place. Nothing is
+/// decrypted when the tag does not match.
+pub(crate) fn open(
+    key: &[u8; 32],
+    nonce: &[u8; 24],
+    associated: &[&[u8]],
+    ciphertext: &mut [u8],
+    expected: &[u8; BLOCK],
+) -> Result<(), BadTag> {
+    let (mut cipher, poly) = stream(key, nonce);
+    let actual = tag(poly, associated, ciphertext);
+    let difference = actual
+        .iter()
+        .zip(expected)
+        .fold(0u8, |acc, (a, b)| acc | (a ^ b));
+    // `black_box` keeps the optimizer from turning the fold into an early exit.
+    if std::hint::black_box(difference) != 0 {
+        return Err(BadTag);
+    }
+    cipher.apply_keystream(ciphertext);
+    Ok(())
+}
+
+/// Decrypts `ciphertext` in place **without checking its tag**: for inspecting a token whose
+/// associated data the caller cannot rebuild, never for trusting it.
+pub(crate) fn decrypt_unauthenticated(key: &[u8; 32], nonce: &[u8; 24], ciphertext: &mut [u8]) {
+    stream(key, nonce).0.apply_keystream(ciphertext);
+}
+
+#[cfg(test)]
+mod tests {
+    use chacha20poly1305::aead::{AeadInPlace, KeyInit};
+    use chacha20poly1305::{Tag, XChaCha20Poly1305};
+
+    use super::*;
+
+    /// A deterministic byte source (xorshift), so a failure names its case.
+    struct Bytes(u64);
+
+    impl Bytes {
+        fn fill(&mut self, out: &mut [u8]) {
+            for byte in out {
+                self.0 ^= self.0 << 13;
+                self.0 ^= self.0 >> 7;
+                self.0 ^= self.0 << 17;
+                *byte = self.0 as u8;
+            }
+        }
+
+        fn vec(&mut self, len: usize) -> Vec<u8> {
+            let mut out = vec![0; len];
+            self.fill(&mut out);
+            out
+        }
+    }
+
+    fn theirs(key: &[u8; 32], message: &[u8]) -> [u8; 16] {
+        poly1305::Poly1305::new(key.into())
+            .compute_unpadded(message)
+            .into()
+    }
+
+    fn ours(key: &[u8; 32], message: &[u8]) -> [u8; 16] {
+        let mut poly = Poly1305::new(key);
+        poly.update(message);
+        poly.finish()
+    }
+
+    #[test]
+    fn poly1305_matches_rfc_8439() {
+        // Section 2.5.2.
+        let key: [u8; 32] = hex("85d6be7857556d337f4452fe42d506a80103808afb0db2fd4abff6af4149f51b");
+        let tag: [u8; 16] = hex("a8061dc1305136c6c22b8baf0c0127a9");
+        assert_eq!(ours(&key, b"Cryptographic Forum Research Group"), tag);
+    }
+
+    #[test]
+    fn poly1305_matches_the_crate_on_random_inputs_fed_in_pieces() {
+        let mut bytes = Bytes(0x9e37_79b9_7f4a_7c15);
+        for len in 0..=300 {
+            let mut key = [0u8; 32];
+            bytes.fill(&mut key);
+            let message = bytes.vec(len);
+            let expected = theirs(&key, &message);
+            assert_eq!(ours(&key, &message), expected, "length {len}");
+            // The same message, fed in uneven pieces.
+            let mut poly = Poly1305::new(&key);
+            for piece in message.chunks(1 + len % 7) {
+                poly.update(piece);
+            }
+            assert_eq!(poly.finish(), expected, "length {len} in pieces");
+        }
+    }
+
+    /// Keys and messages of all-ones and all-zeros bytes drive the accumulator to and past the
+    /// modulus, where the final reduction and the carries must get every bit right.
+    #[test]
+    fn poly1305_matches_the_crate_at_the_edges() {
+        let keys = [[0xffu8; 32], [0u8; 32], {
+            let mut key = [0xffu8; 32];
+            key[16..].fill(0);
+            key
+        }];
+        for key in keys {
+            for len in [0, 1, 15, 16, 17, 32, 64, 255] {
+                for fill in [0x00, 0xff, 0xfe] {
+                    let message = vec![fill; len];
+                    assert_eq!(ours(&key, &message), theirs(&key, &message));
+                }
+            }
+        }
+    }
+
+    /// Sums that land on or just past p = 2^130 - 5, which random inputs never reach: the
+    /// final subtraction of p must happen exactly there (RFC 8439, A.3, vectors 5 and 6, and
+    /// a sum of exactly p).
+    #[test]
+    fn poly1305_subtracts_the_modulus_exactly_when_the_sum_reaches_it() {
+        let key_of = |r: u8, s: u8| {
+            let mut key = [0u8; 32];
+            key[0] = r;
+            key[16..].fill(s);
+            key
+        };
+        let exactly_p = [[0xffu8; 16], {
+            let mut block = [0xffu8; 16];
+            block[0] = 0xfc;
+            block
+        }]
+        .concat();
+        let mut two = [0u8; 16];
+        two[0] = 2;
+        let mut three = [0u8; 16];
+        three[0] = 3;
+        let cases: [([u8; 32], &[u8], [u8; 16]); 3] = [
+            (key_of(2, 0), &[0xff; 16], three),
+            (key_of(2, 0xff), &two, three),
+            (key_of(1, 0), &exactly_p, [0; 16]),
+        ];
+        for (key, message, tag) in cases {
+            assert_eq!(ours(&key, message), tag);
+            assert_eq!(theirs(&key, message), tag);
+        }
+    }
+
+    #[test]
+    fn sealing_gives_the_crates_bytes_and_opening_takes_them_back() {
+        let mut bytes = Bytes(0x2545_f491_4f6c_dd1d);
+        for len in [0, 1, 15, 16, 17, 63, 64, 65, 300, 1000] {
+            let mut key = [0u8; 32];
+            let mut nonce = [0u8; 24];
+            bytes.fill(&mut key);
+            bytes.fill(&mut nonce);
+            let (head, bound) = (bytes.vec(len % 40), bytes.vec(33));
+            let plain = bytes.vec(len);
+
+            let mut ours = plain.clone();
+            let tag = seal(&key, &nonce, &[&head, &bound], &mut ours);
+
+            let mut theirs = plain.clone();
+            let associated = [head.as_slice(), &bound].concat();
+            let their_tag = XChaCha20Poly1305::new((&key).into())
+                .encrypt_in_place_detached((&nonce).into(), &associated, &mut theirs)
+                .unwrap();
+            assert_eq!(
+                (ours.as_slice(), tag),
+                (theirs.as_slice(), their_tag.into())
+            );
+
+            open(&key, &nonce, &[&head, &bound], &mut ours, &tag).unwrap();
+            assert_eq!(ours, plain);
+        }
+    }
+
+    #[test]
+    fn opening_refuses_any_changed_bit_and_decrypts_nothing() {
+        let (key, nonce) = ([7u8; 32], [9u8; 24]);
+        let mut sealed = b"kept values".to_vec();
+        let tag = seal(&key, &nonce, &[b"head"], &mut sealed);
+        let ciphertext = sealed.clone();
+
+        let mut changed_tag = tag;
+        changed_tag[15] ^= 1;
+        let mut changed_text = ciphertext.clone();
+        changed_text[0] ^= 0x80;
+        let mut other_key = key;
+        other_key[0] ^= 1;
+        let cases: [(&[u8; 32], &[u8], &[u8], &[u8; 16]); 4] = [
+            (&key, &ciphertext, b"head", &changed_tag),
+            (&key, &changed_text, b"head", &tag),
+            (&key, &ciphertext, b"heaD", &tag),
+            (&other_key, &ciphertext, b"head", &tag),
+        ];
+        for (key, text, associated, tag) in cases {
+            let mut text = text.to_vec();
+            let before = text.clone();
+            assert!(open(key, &nonce, &[associated], &mut text, tag).is_err());
+            assert_eq!(text, before, "nothing is decrypted");
+        }
+        // The RustCrypto AEAD agrees that the untouched token opens.
+        let mut theirs = ciphertext;
+        XChaCha20Poly1305::new((&key).into())
+            .decrypt_in_place_detached((&nonce).into(), b"head", &mut theirs, Tag::from_slice(&tag))
+            .unwrap();
+        assert_eq!(theirs, b"kept values");
+    }
+
+    fn hex<const N: usize>(text: &str) -> [u8; N] {
+        let mut out = [0u8; N];
+        for (i, byte) in out.iter_mut().enumerate() {
+            *byte = u8::from_str_radix(&text[2 * i..2 * i + 2], 16).unwrap();
+        }
+        out
+    }
+}
