@@ -236,14 +236,15 @@ mod tests {
         changed_text[0] ^= 0x80;
         let mut other_key = key;
         other_key[0] ^= 1;
-        let cases: [(&[u8; 32], &[u8], &[u8], &[u8; 16]); 4] = [
-            (&key, &ciphertext, b"head", &changed_tag),
+        // (key, ciphertext, associated data, tag), each with one thing changed.
+        let cases = [
+            (&key, &ciphertext, &b"head"[..], &changed_tag),
             (&key, &changed_text, b"head", &tag),
             (&key, &ciphertext, b"heaD", &tag),
             (&other_key, &ciphertext, b"head", &tag),
         ];
         for (key, text, associated, tag) in cases {
-            let mut text = text.to_vec();
+            let mut text = text.clone();
             let before = text.clone();
             assert!(open(key, &nonce, &[associated], &mut text, tag).is_err());
             assert_eq!(text, before, "nothing is decrypted");

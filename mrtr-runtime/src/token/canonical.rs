@@ -4,6 +4,8 @@
 //! arguments with other key order or whitespace, so the digest is taken over the canonical form
 //! of the parsed value, never over the bytes that arrived.
 
+use std::fmt::Write;
+
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -21,69 +23,88 @@ pub fn canonical_json(value: &Value) -> String {
     out
 }
 
-fn write_value(out: &mut String, value: &Value) {
+/// The digest's input goes straight into the hash, not through a `String` first.
+struct Hashing(Sha256);
+
+impl Write for Hashing {
+    fn write_str(&mut self, text: &str) -> std::fmt::Result {
+        self.0.update(text.as_bytes());
+        Ok(())
+    }
+}
+
+// Writing into a `String` or a hash cannot fail: the `fmt::Result`s below are always `Ok`.
+fn write_value(out: &mut impl Write, value: &Value) {
     match value {
-        Value::Null => out.push_str("null"),
-        Value::Bool(true) => out.push_str("true"),
-        Value::Bool(false) => out.push_str("false"),
+        Value::Null => _ = out.write_str("null"),
+        Value::Bool(true) => _ = out.write_str("true"),
+        Value::Bool(false) => _ = out.write_str("false"),
         Value::Number(number) => write_number(out, number),
         Value::String(text) => write_string(out, text),
         Value::Array(items) => {
-            out.push('[');
+            _ = out.write_char('[');
             for (index, item) in items.iter().enumerate() {
                 if index > 0 {
-                    out.push(',');
+                    _ = out.write_char(',');
                 }
                 write_value(out, item);
             }
-            out.push(']');
+            _ = out.write_char(']');
         }
         Value::Object(members) => {
-            let mut sorted: Vec<(&String, &Value)> = members.iter().collect();
-            sorted.sort_by(|(a, _), (b, _)| a.encode_utf16().cmp(b.encode_utf16()));
-            out.push('{');
-            for (index, (name, member)) in sorted.into_iter().enumerate() {
-                if index > 0 {
-                    out.push(',');
-                }
-                write_string(out, name);
-                out.push(':');
-                write_value(out, member);
+            let by_utf16 = |a: &str, b: &str| a.encode_utf16().cmp(b.encode_utf16());
+            _ = out.write_char('{');
+            // Members usually arrive in order already; only the others are sorted (a copy).
+            if members.keys().is_sorted_by(|a, b| by_utf16(a, b).is_le()) {
+                write_members(out, members.iter());
+            } else {
+                let mut sorted: Vec<(&String, &Value)> = members.iter().collect();
+                sorted.sort_by(|(a, _), (b, _)| by_utf16(a, b));
+                write_members(out, sorted.into_iter());
             }
-            out.push('}');
+            _ = out.write_char('}');
         }
     }
 }
 
-fn write_number(out: &mut String, number: &serde_json::Number) {
+fn write_members<'a>(out: &mut impl Write, members: impl Iterator<Item = (&'a String, &'a Value)>) {
+    for (index, (name, member)) in members.enumerate() {
+        if index > 0 {
+            _ = out.write_char(',');
+        }
+        write_string(out, name);
+        _ = out.write_char(':');
+        write_value(out, member);
+    }
+}
+
+fn write_number(out: &mut impl Write, number: &serde_json::Number) {
     if let Some(integer) = number.as_i64() {
-        out.push_str(&integer.to_string());
+        _ = write!(out, "{integer}");
     } else if let Some(integer) = number.as_u64() {
-        out.push_str(&integer.to_string());
+        _ = write!(out, "{integer}");
     } else if let Some(float) = number.as_f64() {
         // serde_json never holds NaN or infinities, so the finite formatter always applies.
-        out.push_str(ryu_js::Buffer::new().format_finite(float));
+        _ = out.write_str(ryu_js::Buffer::new().format_finite(float));
     }
 }
 
-fn write_string(out: &mut String, text: &str) {
-    out.push('"');
+fn write_string(out: &mut impl Write, text: &str) {
+    _ = out.write_char('"');
     for character in text.chars() {
-        match character {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{8}' => out.push_str("\\b"),
-            '\t' => out.push_str("\\t"),
-            '\n' => out.push_str("\\n"),
-            '\u{c}' => out.push_str("\\f"),
-            '\r' => out.push_str("\\r"),
-            control if (control as u32) < 0x20 => {
-                out.push_str(&format!("\\u{:04x}", control as u32));
-            }
-            other => out.push(other),
-        }
+        _ = match character {
+            '"' => out.write_str("\\\""),
+            '\\' => out.write_str("\\\\"),
+            '\u{8}' => out.write_str("\\b"),
+            '\t' => out.write_str("\\t"),
+            '\n' => out.write_str("\\n"),
+            '\u{c}' => out.write_str("\\f"),
+            '\r' => out.write_str("\\r"),
+            control if (control as u32) < 0x20 => write!(out, "\\u{:04x}", control as u32),
+            other => out.write_char(other),
+        };
     }
-    out.push('"');
+    _ = out.write_char('"');
 }
 
 /// SHA-256 of the canonical JSON of a request's arguments.
@@ -96,11 +117,12 @@ pub struct ArgumentsDigest([u8; 32]);
 impl ArgumentsDigest {
     /// Digests `arguments` (absent or `null` count as `{}`).
     pub fn of(arguments: Option<&Value>) -> Self {
-        let canonical = match arguments {
-            None | Some(Value::Null) => "{}".to_owned(),
-            Some(value) => canonical_json(value),
-        };
-        Self(Sha256::digest(canonical.as_bytes()).into())
+        let mut hashing = Hashing(Sha256::new());
+        match arguments {
+            None | Some(Value::Null) => _ = hashing.write_str("{}"),
+            Some(value) => write_value(&mut hashing, value),
+        }
+        Self(hashing.0.finalize().into())
     }
 
     /// The 32 digest bytes.
@@ -152,6 +174,19 @@ mod tests {
         let c: Value = serde_json::from_str(r#"{"city":"Paris","days":4}"#).unwrap();
         assert_eq!(ArgumentsDigest::of(Some(&a)), ArgumentsDigest::of(Some(&b)));
         assert_ne!(ArgumentsDigest::of(Some(&a)), ArgumentsDigest::of(Some(&c)));
+    }
+
+    #[test]
+    fn digest_is_the_sha256_of_the_canonical_form() {
+        let values = [
+            json!({"a": 1, "b": {"c": [1.5, "x\n"], "d": null}}),
+            json!({"b": {"d": null, "c": [1.5, "x\n"]}, "a": 1}),
+            json!({"\u{1f600}": true, "\u{e000}": u64::MAX, "n": -3, "s": "\u{1}"}),
+        ];
+        for value in values {
+            let expected: [u8; 32] = Sha256::digest(canonical_json(&value).as_bytes()).into();
+            assert_eq!(ArgumentsDigest::of(Some(&value)).as_bytes(), &expected);
+        }
     }
 
     #[test]

@@ -2,11 +2,12 @@
 //! detours: rmcp serializes each question of an `input_required` result (a typed `Request`)
 //! through a `serde_json::Value` of its params, to merge a `_meta` kept in its extensions
 //! into the one in its params. A question with neither `_meta` has nothing to merge, and its
-//! params are written straight; the bytes are the same (`the_bytes_are_rmcps` below).
+//! params are written straight; the bytes are the same (`the_bytes_are_rmcps` below). A form's
+//! schema is written where it lies: rmcp's serializer clones it whole to order its properties.
 
 use rmcp::model::{
-    ElicitRequestParams, InputRequest, InputRequests, InputRequiredResult, JsonRpcVersion2_0,
-    RequestId, ServerJsonRpcMessage, ServerResult,
+    ElicitRequestParams, ElicitationSchema, InputRequest, InputRequests, InputRequiredResult,
+    JsonRpcVersion2_0, RequestId, ServerJsonRpcMessage, ServerResult,
 };
 use serde::Serialize;
 use serde::ser::{SerializeStruct, Serializer};
@@ -88,11 +89,86 @@ impl Serialize for Question<'_> {
             {
                 let mut out = serializer.serialize_struct("Request", 2)?;
                 out.serialize_field("method", &request.method)?;
-                out.serialize_field("params", &request.params)?;
+                match &request.params {
+                    ElicitRequestParams::FormElicitationParams {
+                        message,
+                        requested_schema,
+                        ..
+                    } => out.serialize_field(
+                        "params",
+                        &FormParams {
+                            mode: "form",
+                            message,
+                            requested_schema: Schema(requested_schema),
+                        },
+                    )?,
+                    params => out.serialize_field("params", params)?,
+                }
                 out.end()
             }
             other => other.serialize(serializer),
         }
+    }
+}
+
+/// rmcp's form elicitation params without a `_meta`, field for field (the enum is tagged by
+/// `mode`, which comes first).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FormParams<'a> {
+    mode: &'static str,
+    message: &'a str,
+    requested_schema: Schema<'a>,
+}
+
+/// rmcp's `ElicitationSchema` as it writes it: its fields in order, the properties in
+/// `property_order` (a name's first mention, if it names a property), then the others by name.
+struct Schema<'a>(&'a ElicitationSchema);
+
+impl Serialize for Schema<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let schema = self.0;
+        let fields = 2
+            + usize::from(schema.schema.is_some())
+            + usize::from(schema.title.is_some())
+            + usize::from(schema.required.is_some())
+            + usize::from(schema.description.is_some());
+        let mut out = serializer.serialize_struct("ElicitationSchema", fields)?;
+        if let Some(dialect) = &schema.schema {
+            out.serialize_field("$schema", dialect)?;
+        }
+        out.serialize_field("type", &schema.type_)?;
+        if let Some(title) = &schema.title {
+            out.serialize_field("title", title)?;
+        }
+        out.serialize_field("properties", &Properties(schema))?;
+        if let Some(required) = &schema.required {
+            out.serialize_field("required", required)?;
+        }
+        if let Some(description) = &schema.description {
+            out.serialize_field("description", description)?;
+        }
+        out.end()
+    }
+}
+
+struct Properties<'a>(&'a ElicitationSchema);
+
+impl Serialize for Properties<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let schema = self.0;
+        let order = schema.property_order.as_deref().unwrap_or_default();
+        let ordered = order.iter().enumerate().filter_map(|(index, name)| {
+            let first = !order[..index].contains(name);
+            first
+                .then(|| schema.properties.get_key_value(name))
+                .flatten()
+        });
+        let rest = schema
+            .properties
+            .iter()
+            .filter(|(name, _)| !order.contains(name));
+        serializer.collect_map(ordered.chain(rest))
     }
 }
 
@@ -132,6 +208,37 @@ mod tests {
         MrtrRequest {
             method: method.to_owned(),
             params,
+        }
+    }
+
+    /// Property orders that name a property twice, name none, or name one that is not there.
+    #[test]
+    fn a_schema_is_written_in_rmcps_property_order() {
+        use rmcp::model::{BooleanSchema, PrimitiveSchemaDefinition};
+        use std::collections::BTreeMap;
+        let properties: BTreeMap<String, PrimitiveSchemaDefinition> = ["c", "a", "b"]
+            .into_iter()
+            .map(|name| {
+                (
+                    name.to_owned(),
+                    PrimitiveSchemaDefinition::Boolean(BooleanSchema::new()),
+                )
+            })
+            .collect();
+        let orders = [
+            None,
+            Some(vec!["b", "c", "a"]),
+            Some(vec!["b", "b", "gone"]),
+            Some(vec![]),
+        ];
+        for order in orders {
+            let mut schema = ElicitationSchema::new(properties.clone());
+            schema.property_order =
+                order.map(|names| names.into_iter().map(String::from).collect());
+            schema.title = Some("T".into());
+            schema.required = Some(vec!["a".to_owned()]);
+            let ours = serde_json::to_string(&Schema(&schema)).unwrap();
+            assert_eq!(ours, serde_json::to_string(&schema).unwrap());
         }
     }
 
