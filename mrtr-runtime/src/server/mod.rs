@@ -29,4 +29,6 @@ pub use task_listen::{MAX_LISTENED_TASKS, TaskListener};
 pub(crate) use {method::RoundMethod, request::RoundRequest};
 // What the rmcp host builds its rounds and results from.
 #[cfg(feature = "rmcp")]
+// The rmcp host's way in.
+#[cfg(feature = "rmcp")]
 pub(crate) use {listing::tool_entry, params::take_checked_meta, reply::RoundReply};

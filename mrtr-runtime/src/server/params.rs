@@ -20,7 +20,8 @@ pub(crate) fn check_meta(
 }
 
 /// [`check_meta`] for a `_meta` the caller owns: the capabilities are taken out of it rather
-/// than copied (the rest of the `_meta` stays, for the round's span to read).
+/// than copied (the rest of the `_meta` stays, for the round's span to read). The rmcp host's.
+#[cfg(feature = "rmcp")]
 pub(crate) fn take_checked_meta(
     meta: Option<&mut Map<String, Value>>,
 ) -> Result<ClientCapabilities, RpcError> {
