@@ -98,28 +98,21 @@ impl Poly1305 {
         let [mut h0, mut h1, mut h2] = self.h;
 
         // Carry fully, twice round, so each limb is within its width.
-        let mut carry = h1 >> 44;
-        h1 &= MASK_44;
-        h2 += carry;
-        carry = h2 >> 42;
-        h2 &= MASK_42;
-        h0 += carry * 5;
-        carry = h0 >> 44;
-        h0 &= MASK_44;
-        h1 += carry;
-        carry = h1 >> 44;
-        h1 &= MASK_44;
-        h2 += carry;
-        carry = h2 >> 42;
-        h2 &= MASK_42;
-        h0 += carry * 5;
-        carry = h0 >> 44;
-        h0 &= MASK_44;
-        h1 += carry;
+        for _ in 0..2 {
+            let carry = h1 >> 44;
+            h1 &= MASK_44;
+            h2 += carry;
+            let carry = h2 >> 42;
+            h2 &= MASK_42;
+            h0 += carry * 5;
+            let carry = h0 >> 44;
+            h0 &= MASK_44;
+            h1 += carry;
+        }
 
         // g = h + 5 - 2^130; take g when it did not go below zero (h >= p), without a branch.
         let mut g0 = h0 + 5;
-        carry = g0 >> 44;
+        let mut carry = g0 >> 44;
         g0 &= MASK_44;
         let mut g1 = h1 + carry;
         carry = g1 >> 44;
