@@ -91,25 +91,15 @@ pub(crate) fn fnv1a(parts: &[&[u8]]) -> u32 {
         })
 }
 
-/// Fills `buffer` from the operating system's random source: for keys.
+/// Fills `buffer` from the operating system's random source: for keys, nonces and ids. A
+/// per-thread generator would save a system call per token, but a process that forks would
+/// hand its generator's state to the child, and the two would then seal with the same nonces.
 ///
 /// # Panics
 ///
 /// When there is none: every id and key the runtime mints depends on it.
 pub(crate) fn fill_random(buffer: &mut [u8]) {
     getrandom::fill(buffer).expect("the operating system's random source is unavailable");
-}
-
-/// Fills `buffer` from this thread's cryptographic generator (rand's `ThreadRng`: ChaCha12,
-/// seeded from the operating system and reseeded after every 64 KiB): for the nonces and ids
-/// minted every round, where a system call each cost as much as sealing the token.
-///
-/// # Panics
-///
-/// When the operating system's random source is unavailable to seed it.
-pub(crate) fn fill_fresh(buffer: &mut [u8]) {
-    use rand::Rng as _;
-    rand::rng().fill_bytes(buffer);
 }
 
 /// `bytes` as lowercase hex digits.

@@ -5,6 +5,7 @@
 
 use chacha20::XChaCha20;
 use chacha20::cipher::{KeyIvInit, StreamCipher, StreamCipherSeek};
+use zeroize::Zeroize;
 
 use super::poly1305::{BLOCK, Poly1305};
 
@@ -15,7 +16,9 @@ fn stream(key: &[u8; 32], nonce: &[u8; 24]) -> (XChaCha20, Poly1305) {
     cipher.apply_keystream(&mut poly_key);
     // The message starts at block 1; the rest of block 0 is not used.
     cipher.seek(64u64);
-    (cipher, Poly1305::new(&poly_key))
+    let poly = Poly1305::new(&poly_key);
+    poly_key.zeroize();
+    (cipher, poly)
 }
 
 /// The tag over `associated` (given in pieces, taken as one) and `ciphertext`.
@@ -120,23 +123,30 @@ mod tests {
     #[test]
     fn poly1305_matches_rfc_8439() {
         // Section 2.5.2.
-        let key: [u8; 32] = hex("85d6be7857556d337f4452fe42d506a80103808afb0db2fd4abff6af4149f51b");
-        let tag: [u8; 16] = hex("a8061dc1305136c6c22b8baf0c0127a9");
-        assert_eq!(ours(&key, b"Cryptographic Forum Research Group"), tag);
+        let key = from_hex("85d6be7857556d337f4452fe42d506a80103808afb0db2fd4abff6af4149f51b");
+        let tag = ours(
+            &key.try_into().unwrap(),
+            b"Cryptographic Forum Research Group",
+        );
+        assert_eq!(tag.to_vec(), from_hex("a8061dc1305136c6c22b8baf0c0127a9"));
     }
 
     #[test]
     fn poly1305_matches_the_crate_on_random_inputs_fed_in_pieces() {
         let mut bytes = Bytes(0x9e37_79b9_7f4a_7c15);
-        for len in 0..=300 {
+        for len in (0..=300).chain([1_000, 4_099, 65_536]) {
             let mut key = [0u8; 32];
             bytes.fill(&mut key);
+            // Every third key has all of r's clamped bits set, the largest multiplier.
+            if len % 3 == 0 {
+                key[..16].fill(0xff);
+            }
             let message = bytes.vec(len);
             let expected = theirs(&key, &message);
             assert_eq!(ours(&key, &message), expected, "length {len}");
-            // The same message, fed in uneven pieces.
+            // The same message, fed in uneven pieces, some longer than a block.
             let mut poly = Poly1305::new(&key);
-            for piece in message.chunks(1 + len % 7) {
+            for piece in message.chunks(1 + len % 37) {
                 poly.update(piece);
             }
             assert_eq!(poly.finish(), expected, "length {len} in pieces");
@@ -162,36 +172,119 @@ mod tests {
         }
     }
 
-    /// Sums that land on or just past p = 2^130 - 5, which random inputs never reach: the
-    /// final subtraction of p must happen exactly there (RFC 8439, A.3, vectors 5 and 6, and
-    /// a sum of exactly p).
+    /// RFC 8439, appendix A.3: vectors 1 and 4 to 11 (2 and 3 repeat 4's text under other
+    /// keys). 5 to 11 are built so that the sum lands on, or just past, p = 2^130 - 5 and
+    /// through every carry, which random inputs never reach; the last row is a sum of exactly
+    /// p (tag 0).
     #[test]
-    fn poly1305_subtracts_the_modulus_exactly_when_the_sum_reaches_it() {
-        let key_of = |r: u8, s: u8| {
-            let mut key = [0u8; 32];
-            key[0] = r;
-            key[16..].fill(s);
-            key
-        };
-        let exactly_p = [[0xffu8; 16], {
-            let mut block = [0xffu8; 16];
-            block[0] = 0xfc;
-            block
-        }]
-        .concat();
-        let mut two = [0u8; 16];
-        two[0] = 2;
-        let mut three = [0u8; 16];
-        three[0] = 3;
-        let cases: [([u8; 32], &[u8], [u8; 16]); 3] = [
-            (key_of(2, 0), &[0xff; 16], three),
-            (key_of(2, 0xff), &two, three),
-            (key_of(1, 0), &exactly_p, [0; 16]),
+    fn poly1305_matches_rfc_8439_appendix_a3() {
+        let jabberwocky =
+            b"'Twas brillig, and the slithy toves\nDid gyre and gimble in the wabe:\n\
+            All mimsy were the borogoves,\nAnd the mome raths outgrabe.";
+        let ones = "ffffffffffffffffffffffffffffffff";
+        let r1 = "01000000000000000000000000000000";
+        let r2 = "02000000000000000000000000000000";
+        let r1_4 = "01000000000000000400000000000000";
+        let zero = "00000000000000000000000000000000";
+        let cases: [(&str, &str, Vec<u8>, &str); 10] = [
+            (zero, zero, vec![0; 64], zero),
+            (
+                "1c9240a5eb55d38af333888604f6b5f0",
+                "473917c1402b80099dca5cbc207075c0",
+                jabberwocky.to_vec(),
+                "4541669a7eaaee61e708dc7cbcc5eb62",
+            ),
+            (r2, zero, from_hex(ones), "03000000000000000000000000000000"),
+            (r2, ones, from_hex(r2), "03000000000000000000000000000000"),
+            (
+                r1,
+                zero,
+                from_hex(&format!(
+                    "{ones}f0ffffffffffffffffffffffffffffff11000000000000000000000000000000"
+                )),
+                "05000000000000000000000000000000",
+            ),
+            (
+                r1,
+                zero,
+                from_hex(&format!(
+                    "{ones}fbfefefefefefefefefefefefefefefe01010101010101010101010101010101"
+                )),
+                zero,
+            ),
+            (
+                r2,
+                zero,
+                from_hex("fdffffffffffffffffffffffffffffff"),
+                "faffffffffffffffffffffffffffffff",
+            ),
+            (
+                r1_4,
+                zero,
+                from_hex(
+                    "e33594d7505e43b900000000000000003394d7505e4379cd01000000000000000000000000000000\
+                     000000000000000001000000000000000000000000000000",
+                ),
+                "14000000000000005500000000000000",
+            ),
+            (
+                r1_4,
+                zero,
+                from_hex(
+                    "e33594d7505e43b900000000000000003394d7505e4379cd01000000000000000000000000000000\
+                     0000000000000000",
+                ),
+                "13000000000000000000000000000000",
+            ),
+            (
+                r1,
+                zero,
+                from_hex(&format!("{ones}fcffffffffffffffffffffffffffffff")),
+                zero,
+            ),
         ];
-        for (key, message, tag) in cases {
-            assert_eq!(ours(&key, message), tag);
-            assert_eq!(theirs(&key, message), tag);
+        for (r, s, message, tag) in cases {
+            let key: [u8; 32] = from_hex(&format!("{r}{s}")).try_into().unwrap();
+            assert_eq!(
+                ours(&key, &message).to_vec(),
+                from_hex(tag),
+                "r {r}, tag {tag}"
+            );
+            assert_eq!(
+                theirs(&key, &message).to_vec(),
+                from_hex(tag),
+                "the crate: r {r}"
+            );
         }
+    }
+
+    /// draft-irtf-cfrg-xchacha-03, A.3.1: the AEAD's own test vector, the associated data given
+    /// in three pieces (one empty).
+    #[test]
+    fn xchacha20_poly1305_matches_the_draft() {
+        let key: [u8; 32] = std::array::from_fn(|i| 0x80 + i as u8);
+        let nonce: [u8; 24] = std::array::from_fn(|i| 0x40 + i as u8);
+        let associated = from_hex("50515253c0c1c2c3c4c5c6c7");
+        let plain = b"Ladies and Gentlemen of the class of '99: If I could offer you only one \
+            tip for the future, sunscreen would be it.";
+        let mut text = plain.to_vec();
+        let tag = seal(
+            &key,
+            &nonce,
+            &[&associated[..5], &[], &associated[5..]],
+            &mut text,
+        );
+        assert_eq!(
+            text,
+            from_hex(
+                "bd6d179d3e83d43b9576579493c0e939572a1700252bfaccbed2902c21396cbb731c7f1b0b4aa644\
+                 0bf3a82f4eda7e39ae64c6708c54c216cb96b72e1213b4522f8c9ba40db5d945b11b69b982c1bb9e\
+                 3f3fac2bc369488f76b2383565d3fff921f9664c97637da9768812f615c68b13b52e"
+            )
+        );
+        assert_eq!(tag.to_vec(), from_hex("c0875924c1c7987947deafd8780acf49"));
+        open(&key, &nonce, &[&associated], &mut text, &tag).unwrap();
+        assert_eq!(text, plain);
     }
 
     #[test]
@@ -257,11 +350,10 @@ mod tests {
         assert_eq!(theirs, b"kept values");
     }
 
-    fn hex<const N: usize>(text: &str) -> [u8; N] {
-        let mut out = [0u8; N];
-        for (i, byte) in out.iter_mut().enumerate() {
-            *byte = u8::from_str_radix(&text[2 * i..2 * i + 2], 16).unwrap();
-        }
-        out
+    fn from_hex(text: &str) -> Vec<u8> {
+        let text: String = text.split_whitespace().collect();
+        (0..text.len() / 2)
+            .map(|i| u8::from_str_radix(&text[2 * i..2 * i + 2], 16).unwrap())
+            .collect()
     }
 }

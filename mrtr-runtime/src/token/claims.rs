@@ -52,7 +52,7 @@ random_id!(FlowId);
 impl FlowId {
     pub(crate) fn random() -> Self {
         let mut bytes = [0u8; 16];
-        crate::bytes::fill_fresh(&mut bytes);
+        crate::bytes::fill_random(&mut bytes);
         Self(bytes)
     }
 }

@@ -15,7 +15,7 @@ use super::error::{InvalidState, KeyError, Rejection, SealError};
 use super::keys::{self, KEYS_ENV_VAR, KeyId, KeyRing, SecretKey};
 use super::mode::Mode;
 use super::{compression, wire};
-use crate::bytes::{fill_fresh, fill_random, hex};
+use crate::bytes::{fill_random, hex};
 
 /// A verified token: its claims and its payload.
 #[derive(Clone, Debug)]
@@ -161,7 +161,7 @@ impl StateCodec {
         let mut nonce = [0u8; wire::NONCE_LEN];
         let salt = match settings.mode {
             Mode::Aead => {
-                fill_fresh(&mut nonce);
+                fill_random(&mut nonce);
                 nonce
             }
             Mode::Hmac => *flow.id.as_bytes(),

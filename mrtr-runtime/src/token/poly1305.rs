@@ -12,6 +12,8 @@
 /// The length of a Poly1305 tag and of its blocks.
 pub(crate) const BLOCK: usize = 16;
 
+use zeroize::Zeroize;
+
 const MASK_44: u64 = (1 << 44) - 1;
 const MASK_42: u64 = (1 << 42) - 1;
 
@@ -86,7 +88,7 @@ impl Poly1305 {
         }
     }
 
-    /// The tag.
+    /// The tag. The key and the accumulator are wiped when `self` drops.
     pub(crate) fn finish(mut self) -> [u8; BLOCK] {
         if self.buffered > 0 {
             // A final partial block gets its 1 bit right after its last byte, not at 2^128.
@@ -166,5 +168,15 @@ impl Poly1305 {
         h0 &= MASK_44;
         h1 += carry;
         self.h = [h0, h1, h2];
+    }
+}
+
+impl Drop for Poly1305 {
+    fn drop(&mut self) {
+        self.r.zeroize();
+        self.r_times_20.zeroize();
+        self.h.zeroize();
+        self.pad.zeroize();
+        self.buffer.zeroize();
     }
 }
