@@ -5,6 +5,7 @@
 
 use chacha20::XChaCha20;
 use chacha20::cipher::{KeyIvInit, StreamCipher, StreamCipherSeek};
+use subtle::ConstantTimeEq;
 use zeroize::Zeroize;
 
 use super::poly1305::{BLOCK, Poly1305};
@@ -63,12 +64,7 @@ pub(crate) fn open(
 ) -> Result<(), BadTag> {
     let (mut cipher, poly) = stream(key, nonce);
     let actual = tag(poly, associated, ciphertext);
-    let difference = actual
-        .iter()
-        .zip(expected)
-        .fold(0u8, |acc, (a, b)| acc | (a ^ b));
-    // `black_box` keeps the optimizer from turning the fold into an early exit.
-    if std::hint::black_box(difference) != 0 {
+    if !bool::from(actual.ct_eq(expected)) {
         return Err(BadTag);
     }
     cipher.apply_keystream(ciphertext);
