@@ -6,6 +6,7 @@
 //! `McpServer::streamable_http`) and `e2e-load` (the closed-loop load client).
 
 pub mod alloc;
+pub mod book;
 pub mod offers;
 pub mod stats;
 

@@ -1,13 +1,13 @@
 //! One MRTR round from rmcp's typed params. The params of `tools/call`, `prompts/get` and
 //! `resources/read` become mrtr's one request type, [`RoundRequest`], without a JSON detour,
-//! and the round's reply becomes rmcp's response type for the method. The mounted handler and
-//! the direct path both go through here.
+//! and the round's reply becomes rmcp's response type for the method. The mounted handler goes
+//! through here both ways; the direct path reads its params itself (see `direct/pick.rs`) and
+//! shapes its reply here.
 
 use rmcp::ErrorData;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, GetPromptRequestParams, GetPromptResponse,
-    InputResponses, JsonObject, ReadResourceRequestParams, ReadResourceResponse, RequestMetaObject,
-    ServerResult,
+    InputResponses, JsonObject, ReadResourceRequestParams, ReadResourceResponse, ServerResult,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -25,10 +25,6 @@ pub(super) trait RoundParams: Serialize + Send {
     type Response: RoundResponse;
     /// The method.
     const METHOD: RoundMethod;
-    /// The request's `_meta`, as the client sent it in the params.
-    fn meta(&self) -> Option<&RequestMetaObject>;
-    /// Takes the `_meta` out, for the caller to read while the params become the request.
-    fn take_meta(&mut self) -> Option<RequestMetaObject>;
     /// This round's request: the params' arguments and answers are taken, the target and the
     /// state borrowed.
     fn request<'a>(
@@ -76,14 +72,6 @@ macro_rules! round_params {
         impl RoundParams for $params {
             type Response = $response;
             const METHOD: RoundMethod = RoundMethod::$method;
-
-            fn meta(&self) -> Option<&RequestMetaObject> {
-                self.meta.as_ref()
-            }
-
-            fn take_meta(&mut self) -> Option<RequestMetaObject> {
-                self.meta.take()
-            }
 
             fn request<'a>(
                 &'a mut self,

@@ -15,57 +15,15 @@
 
 use std::sync::Arc;
 
+use mrtr::Server;
 use mrtr::rmcp::{McpServer, RetiredFieldsLayer};
 use mrtr::token::{KeyId, KeyRing, Mode, SecretKey, StateCodec};
-use mrtr::{Form, Server, ToolError, elicit};
-use mrtr_bench_e2e::{KEY, alloc::Counting, offers};
+use mrtr_bench_e2e::{KEY, alloc::Counting, book::book};
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
-
-#[derive(serde::Deserialize, schemars::JsonSchema)]
-struct Trip {
-    /// Destination city
-    to: String,
-}
-
-#[derive(Form)]
-struct Confirm {
-    /// Book it?
-    ok: bool,
-}
-
-/// Book a trip: pick one of five offers, then confirm.
-#[mrtr::tool]
-async fn book(trip: Trip) -> Result<String, ToolError> {
-    let offers = offers(&trip.to);
-    let listing: Vec<String> = offers
-        .iter()
-        .map(|offer| format!("{} ({})", offer.id, offer.price))
-        .collect();
-    let pick = ask!(elicit::choice(
-        format!("Pick an offer to {}: {}", trip.to, listing.join(", ")),
-        offers.iter().map(|offer| offer.id.as_str())
-    ));
-    let id = pick.accepted()?;
-    let offer = offers
-        .into_iter()
-        .find(|offer| offer.id == id)
-        .ok_or_else(|| ToolError::new("not one of the offers"))?;
-    let confirm = ask!(elicit::form::<Confirm>(format!(
-        "Book {} to {} for {}?",
-        offer.id, trip.to, offer.price
-    )));
-    if !confirm.accepted()?.ok {
-        return Err(ToolError::new("not booked: not confirmed"));
-    }
-    Ok(format!(
-        "booked {} to {} for {}",
-        offer.id, trip.to, offer.price
-    ))
-}
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {

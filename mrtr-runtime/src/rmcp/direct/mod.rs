@@ -27,18 +27,21 @@ use http::{HeaderMap, Request, Response, StatusCode};
 use http_body::Body;
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full};
-use rmcp::model::{ErrorCode, RequestId, ServerJsonRpcMessage, ServerResult};
+use rmcp::model::{
+    CallToolResponse, ErrorCode, GetPromptResponse, ReadResourceResponse, RequestId,
+    ServerJsonRpcMessage, ServerResult,
+};
 use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use serde::Deserialize;
 
 use super::cancelling_body::CancellingBody;
 use super::mcp_server::{McpServer, Principal, error};
 use super::retired::{FieldsFiltered, strip_retired_fields_from_shared};
-use super::round::{RoundParams, RoundResponse};
+use super::round::RoundResponse;
 use super::sessions::{BoundedSessions, RmcpService};
-use crate::server::take_checked_meta;
+use crate::server::{RoundMethod, RoundRequest, take_checked_meta};
 use crate::telemetry::{JsonRpcId, RequestTrace};
-use pick::{Call, JSON, Picker, Round, SESSION_ID, Way, runs_a_machine};
+use pick::{Call, JSON, Params, Picker, SESSION_ID, Way, runs_a_machine};
 
 type BoxResponse = Response<BoxBody<Bytes, Infallible>>;
 
@@ -94,18 +97,18 @@ impl Shared {
         B::Data: Send,
         B::Error: Display,
     {
-        match self.picker.way(request.method(), request.headers()) {
-            Way::Listen => return self.listen(request).await,
-            Way::Pass => return self.pass(request).await,
-            Way::Take => {}
-        }
         let (parts, body) = request.into_parts();
+        let asked = match self.picker.way(&parts.method, &parts.headers) {
+            Way::Take(asked) => asked,
+            Way::Listen => return self.listen(Request::from_parts(parts, body)).await,
+            Way::Pass => return self.pass(Request::from_parts(parts, body)).await,
+        };
         let bytes = match self.read_body(body).await {
             Ok(bytes) => bytes,
             Err(response) => return response,
         };
         let mirrors_headers = |tool: &str| self.server.server.mirrors_param_headers(tool);
-        match self.picker.pick(&parts.headers, &bytes, mirrors_headers) {
+        match self.picker.pick(asked, &bytes, mirrors_headers) {
             Some(call) => self.answer(call, &parts.extensions).await,
             None => {
                 self.pass(Request::from_parts(parts, Full::new(bytes)))
@@ -263,14 +266,24 @@ impl Shared {
 
     /// Runs the round and answers as rmcp's stateless path does: the JSON-RPC message
     /// serialized with rmcp's types, and the HTTP status rmcp gives an error. The body is
-    /// filtered here, once, and marked so that the retired-field layer passes it on unread.
-    async fn answer(&self, call: Call, extensions: &http::Extensions) -> BoxResponse {
-        let Call { id, round } = call;
-        tracing::debug!(target: "mrtr::rmcp", method = round.method_name(), target = round.target(), "answered on the direct path");
-        let outcome = match round {
-            Round::Tool(params) => self.run(params, &id, extensions).await,
-            Round::Prompt(params) => self.run(params, &id, extensions).await,
-            Round::Resource(params) => self.run(params, &id, extensions).await,
+    /// filtered here, once, if it can name a retired field at all, and marked so that the
+    /// retired-field layer passes it on unread.
+    async fn answer(&self, call: Call<'_>, extensions: &http::Extensions) -> BoxResponse {
+        let Call { id, method, params } = call;
+        tracing::debug!(target: "mrtr::rmcp", method = method.as_str(), target = &*params.target, "answered on the direct path");
+        let outcome = match method {
+            RoundMethod::CallTool => {
+                self.run::<CallToolResponse>(method, params, &id, extensions)
+                    .await
+            }
+            RoundMethod::GetPrompt => {
+                self.run::<GetPromptResponse>(method, params, &id, extensions)
+                    .await
+            }
+            RoundMethod::ReadResource => {
+                self.run::<ReadResourceResponse>(method, params, &id, extensions)
+                    .await
+            }
         };
         let message = match outcome {
             Ok(result) => ServerJsonRpcMessage::response(result, id),
@@ -278,12 +291,18 @@ impl Shared {
         };
         let status = status_of(&message);
         match wire::to_vec(&message) {
-            Ok(body) => Response::builder()
-                .status(status)
-                .header(CONTENT_TYPE, JSON)
-                .extension(FieldsFiltered)
-                .body(Full::new(strip_retired_fields_from_shared(Bytes::from(body))).boxed())
-                .expect("a valid response"),
+            Ok(body) => {
+                let mut body = Bytes::from(body);
+                if wire::may_name_retired_fields(&message) {
+                    body = strip_retired_fields_from_shared(body);
+                }
+                Response::builder()
+                    .status(status)
+                    .header(CONTENT_TYPE, JSON)
+                    .extension(FieldsFiltered)
+                    .body(Full::new(body).boxed())
+                    .expect("a valid response")
+            }
             Err(error) => plain(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 format!("serialize json response: {error}"),
@@ -291,32 +310,45 @@ impl Shared {
         }
     }
 
-    /// The round `McpServer`'s handler runs for the same request, its reply shaped the same.
-    async fn run<P: RoundParams>(
+    /// The round `McpServer`'s handler runs for the same request, its reply shaped the same
+    /// (`R`: rmcp's response type of the method).
+    async fn run<R: RoundResponse>(
         &self,
-        mut params: P,
+        method: RoundMethod,
+        params: Params<'_>,
         id: &RequestId,
         extensions: &http::Extensions,
     ) -> Result<ServerResult, rmcp::ErrorData> {
-        // Out of the params before they become the request: the round's span reads it.
-        let mut meta = params.take_meta();
+        let Params {
+            mut meta,
+            target,
+            arguments,
+            input_responses,
+            request_state,
+        } = params;
         // Taken out of the `_meta`, not copied: the span reads only the version and the trace.
-        let capabilities =
-            take_checked_meta(meta.as_mut().map(|meta| &mut meta.0.0)).map_err(error)?;
-        let meta = meta.as_ref().map(|meta| &meta.0.0);
-        let principal = extensions
-            .get::<Principal>()
-            .map(|principal| principal.0.as_str());
-        let trace = RequestTrace {
-            id: Some(JsonRpcId::of_rmcp(id)),
-            meta,
+        let capabilities = take_checked_meta(meta.as_mut()).map_err(error)?;
+        let request = RoundRequest {
+            method,
+            target: &target,
+            arguments,
+            input_responses,
+            request_state: request_state.as_deref(),
+            capabilities,
+            principal: extensions
+                .get::<Principal>()
+                .map(|principal| principal.0.as_str()),
+            on_session: false,
+            trace: RequestTrace {
+                id: Some(JsonRpcId::of_rmcp(id)),
+                meta: meta.as_ref(),
+            },
         };
-        let request = params.request(capabilities, principal, trace);
         let reply = self
             .server
             .run_round(request, self.config.cancellation_token.cancelled())
             .await?;
-        Ok(P::Response::from_reply(&self.server, reply)?.into())
+        Ok(R::from_reply(&self.server, reply)?.into())
     }
 }
 

@@ -1,5 +1,5 @@
 //! Which requests the direct path answers: the picker. It decides from the head alone whether
-//! the body is worth reading ([`Picker::takes`]), then from the body whether it is a round the
+//! the body is worth reading ([`Picker::way`], one pass over the headers), then from the body whether it is a round the
 //! direct path answers exactly as rmcp would ([`Picker::pick`]). Every other request goes to
 //! rmcp. Kept apart from serving, so each rule is tested on its own.
 //!
@@ -12,25 +12,27 @@
 //! body that is exactly a JSON-RPC request of that method whose `_meta` names 2026-07-28 and
 //! the client's capabilities; not a tool that mirrors arguments in `Mcp-Param-*` headers
 //! (rmcp checks those).
+//!
+//! The body is read into mrtr's own view of the params ([`Params`]): the fields and types of
+//! rmcp's, so that it accepts and refuses what rmcp's would, without the copies rmcp's owned
+//! strings and sorted answer map make.
 
-use http::HeaderMap;
-use http::header::{ACCEPT, CONTENT_LENGTH, CONTENT_TYPE, HOST, ORIGIN};
+use std::borrow::Cow;
+
+use http::{HeaderMap, HeaderValue};
 use rmcp::model::{
-    CallToolRequestMethod, CallToolRequestParams, GetPromptRequestMethod, GetPromptRequestParams,
-    JsonRpcVersion2_0, ProtocolVersion, ReadResourceRequestMethod, ReadResourceRequestParams,
-    RequestId,
+    CallToolRequestMethod, GetPromptRequestMethod, JsonRpcVersion2_0, MetaObject, ProtocolVersion,
+    ReadResourceRequestMethod, RequestId, RequestMetaObject,
 };
 use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use serde::Deserialize;
+use serde_json::{Map, Value};
 
-use super::super::round::RoundParams;
+use crate::server::RoundMethod;
 
 pub(super) const JSON: &str = "application/json";
 const EVENT_STREAM: &str = "text/event-stream";
 const PROTOCOL_VERSION: &str = "2026-07-28";
-const TOOLS_CALL: &str = "tools/call";
-const PROMPTS_GET: &str = "prompts/get";
-const RESOURCES_READ: &str = "resources/read";
 pub(super) const SESSION_ID: &str = "mcp-session-id";
 
 /// What the direct path takes, from rmcp's configuration (its allowed hosts parsed once).
@@ -64,72 +66,77 @@ impl Picker {
     /// once: [`Way::Take`] where the direct path may answer it (the body is checked once
     /// read), [`Way::Listen`] for a stateless `subscriptions/listen` that passes rmcp's
     /// checks (its body is read next: only one naming task ids stays here), else rmcp's.
-    pub(super) fn way(&self, method: &http::Method, headers: &HeaderMap) -> Way {
-        if !self.sound(method, headers) {
+    pub(super) fn way<'h>(&self, method: &http::Method, headers: &'h HeaderMap) -> Way<'h> {
+        if *method != http::Method::POST {
             return Way::Pass;
         }
-        let mcp_method = only(headers, "mcp-method");
-        if mcp_method == Some("subscriptions/listen") && !headers.contains_key("mcp-name") {
+        let head = Head::read(headers);
+        if !self.sound(&head) {
+            return Way::Pass;
+        }
+        let Some(mcp_method) = head.mcp_method.text() else {
+            return Way::Pass;
+        };
+        if mcp_method == "subscriptions/listen" && matches!(head.mcp_name, Once::Absent) {
             return Way::Listen;
         }
         // The direct path answers with one JSON response; with `json_response` off rmcp
         // answers with an event stream, so rmcp keeps every request.
-        if self.json_response
-            && mcp_method.is_some_and(runs_a_machine)
-            && only(headers, "mcp-name").is_some()
-        {
-            return Way::Take;
+        match (
+            self.json_response,
+            round_method(mcp_method),
+            head.mcp_name.text(),
+        ) {
+            (true, Some(method), Some(name)) => Way::Take(Asked { method, name }),
+            _ => Way::Pass,
         }
-        Way::Pass
     }
 
     /// Whether the request's method and headers allow the direct path.
     #[cfg(test)]
     pub(super) fn takes(&self, method: &http::Method, headers: &HeaderMap) -> bool {
-        self.way(method, headers) == Way::Take
+        matches!(self.way(method, headers), Way::Take(_))
     }
 
     /// The round in `body`, if the direct path answers it: a request of the method and
-    /// target the head names, with a 2026-07-28 `_meta`, not of a tool whose arguments are
-    /// mirrored in headers (`mirrors_headers`: rmcp checks those, even absent ones).
-    pub(super) fn pick(
+    /// target the head named (`asked`), with a 2026-07-28 `_meta`, not of a tool whose
+    /// arguments are mirrored in headers (`mirrors_headers`: rmcp checks those, even absent
+    /// ones).
+    pub(super) fn pick<'b>(
         &self,
-        headers: &HeaderMap,
-        body: &[u8],
+        asked: Asked<'_>,
+        body: &'b [u8],
         mirrors_headers: impl Fn(&str) -> bool,
-    ) -> Option<Call> {
-        Call::parse(headers, body).filter(|call| match &call.round {
-            Round::Tool(params) => !mirrors_headers(&params.name),
-            Round::Prompt(_) | Round::Resource(_) => true,
-        })
+    ) -> Option<Call<'b>> {
+        let call = Call::parse(asked, body)?;
+        let mirrored = call.method == RoundMethod::CallTool && mirrors_headers(&call.params.target);
+        (!mirrored).then_some(call)
     }
 
     /// The checks rmcp makes on every stateless 2026-07-28 POST, each at least as strict.
-    fn sound(&self, method: &http::Method, headers: &HeaderMap) -> bool {
-        *method == http::Method::POST
-            && !headers.contains_key(ORIGIN)
-            && !headers.contains_key(SESSION_ID)
-            && self.host_allowed(headers)
-            && accepts_json_and_event_stream(headers)
-            && only(headers, CONTENT_TYPE.as_str()).is_some_and(|value| {
+    fn sound(&self, head: &Head<'_>) -> bool {
+        !head.refused
+            && self.host_allowed(head.host.text())
+            && head.accept.json
+            && head.accept.event_stream
+            && !head.accept.unsure
+            && head.content_type.text().is_some_and(|value| {
                 let essence = value.split_once(';').map_or(value, |(essence, _)| essence);
                 essence.trim().eq_ignore_ascii_case(JSON)
             })
-            && only(headers, CONTENT_LENGTH.as_str())
+            && head
+                .content_length
+                .text()
                 .and_then(|length| length.parse::<usize>().ok())
                 .is_some_and(|length| length < self.body_limit)
-            && only(headers, "mcp-protocol-version") == Some(PROTOCOL_VERSION)
-            && !headers
-                .keys()
-                .any(|name| name.as_str().starts_with("mcp-param-"))
+            && head.protocol_version.text() == Some(PROTOCOL_VERSION)
     }
 
     /// The `Host` header is allowed by rmcp's rule: any host when the list is empty, else a
     /// listed host, on its port if the entry names one. A request without a `Host` header goes
     /// to rmcp.
-    fn host_allowed(&self, headers: &HeaderMap) -> bool {
-        let Some(authority) =
-            only(headers, HOST.as_str()).and_then(|host| http::uri::Authority::try_from(host).ok())
+    fn host_allowed(&self, host: Option<&str>) -> bool {
+        let Some(authority) = host.and_then(|host| http::uri::Authority::try_from(host).ok())
         else {
             return false;
         };
@@ -147,33 +154,106 @@ impl Picker {
     }
 }
 
-/// The one value of header `name`, if it has exactly one and it is text.
-fn only<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
-    let mut values = headers.get_all(name).iter();
-    let value = values.next()?;
-    if values.next().is_some() {
-        return None;
-    }
-    value.to_str().ok()
+/// The method of a round, from its name.
+fn round_method(name: &str) -> Option<RoundMethod> {
+    Some(match name {
+        "tools/call" => RoundMethod::CallTool,
+        "prompts/get" => RoundMethod::GetPrompt,
+        "resources/read" => RoundMethod::ReadResource,
+        _ => return None,
+    })
 }
 
-/// `Accept` names both media types, with no parameters or quoting anywhere (rmcp weighs those;
-/// such requests go to it).
-fn accepts_json_and_event_stream(headers: &HeaderMap) -> bool {
-    let (mut json, mut event_stream) = (false, false);
-    for value in headers.get_all(ACCEPT) {
-        let Ok(value) = value.to_str() else {
-            return false;
-        };
-        if value.contains([';', '"']) {
-            return false;
+/// The three methods whose calls run a machine.
+pub(super) fn runs_a_machine(method: &str) -> bool {
+    round_method(method).is_some()
+}
+
+/// What the head says, read in one pass over its fields rather than a lookup per header.
+#[derive(Default)]
+struct Head<'h> {
+    host: Once<'h>,
+    content_type: Once<'h>,
+    content_length: Once<'h>,
+    protocol_version: Once<'h>,
+    mcp_method: Once<'h>,
+    mcp_name: Once<'h>,
+    accept: Accept,
+    /// An `Origin`, a session id or an `Mcp-Param-*` header: rmcp checks those.
+    refused: bool,
+}
+
+impl<'h> Head<'h> {
+    fn read(headers: &'h HeaderMap) -> Self {
+        let mut head = Self::default();
+        for (name, value) in headers {
+            match name.as_str() {
+                "host" => head.host.see(value),
+                "content-type" => head.content_type.see(value),
+                "content-length" => head.content_length.see(value),
+                "mcp-protocol-version" => head.protocol_version.see(value),
+                "mcp-method" => head.mcp_method.see(value),
+                "mcp-name" => head.mcp_name.see(value),
+                "accept" => head.accept.see(value),
+                "origin" | SESSION_ID => head.refused = true,
+                name if name.starts_with("mcp-param-") => head.refused = true,
+                _ => {}
+            }
         }
-        for essence in value.split(',').map(str::trim) {
-            json |= essence.eq_ignore_ascii_case(JSON);
-            event_stream |= essence.eq_ignore_ascii_case(EVENT_STREAM);
+        head
+    }
+}
+
+/// A header seen none, one or several times.
+#[derive(Default)]
+enum Once<'h> {
+    #[default]
+    Absent,
+    One(&'h HeaderValue),
+    Several,
+}
+
+impl<'h> Once<'h> {
+    fn see(&mut self, value: &'h HeaderValue) {
+        *self = match self {
+            Self::Absent => Self::One(value),
+            Self::One(_) | Self::Several => Self::Several,
+        };
+    }
+
+    /// The one value, if there is exactly one and it is text.
+    fn text(&self) -> Option<&'h str> {
+        match self {
+            Self::One(value) => value.to_str().ok(),
+            Self::Absent | Self::Several => None,
         }
     }
-    json && event_stream
+}
+
+/// What the `Accept` values name, over all of them: the direct path needs both media types,
+/// with no parameters or quoting anywhere (rmcp weighs those; such requests go to it).
+#[derive(Default)]
+struct Accept {
+    json: bool,
+    event_stream: bool,
+    unsure: bool,
+}
+
+impl Accept {
+    fn see(&mut self, value: &HeaderValue) {
+        let Ok(value) = value.to_str() else {
+            self.unsure = true;
+            return;
+        };
+        if value.contains([';', '"']) {
+            self.unsure = true;
+            return;
+        }
+        for essence in value.split(',').map(str::trim) {
+            self.json |= essence.eq_ignore_ascii_case(JSON);
+            self.event_stream |= essence.eq_ignore_ascii_case(EVENT_STREAM);
+        }
+    }
 }
 
 /// A host and optional port, compared as rmcp compares them: the host lower-cased and without
@@ -210,18 +290,115 @@ impl Authority {
 
 /// Which way a request goes (see [`Picker::way`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Way {
+pub(super) enum Way<'h> {
     /// The direct path may answer it.
-    Take,
+    Take(Asked<'h>),
     /// A stateless `subscriptions/listen`.
     Listen,
     /// rmcp answers it.
     Pass,
 }
 
-/// The three methods whose calls run a machine.
-pub(super) fn runs_a_machine(method: &str) -> bool {
-    [TOOLS_CALL, PROMPTS_GET, RESOURCES_READ].contains(&method)
+/// What the head asks for: the method (`Mcp-Method`) and its target (`Mcp-Name`, verbatim).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Asked<'h> {
+    method: RoundMethod,
+    name: &'h str,
+}
+
+/// A round request the direct path answers.
+pub(super) struct Call<'b> {
+    pub(super) id: RequestId,
+    pub(super) method: RoundMethod,
+    pub(super) params: Params<'b>,
+}
+
+/// A round's params, read as rmcp's typed params read them (the same fields, the same types,
+/// unknown fields ignored), with the target and the state borrowed from the body where it
+/// holds them verbatim, and the answers kept in the order they came.
+pub(super) struct Params<'b> {
+    pub(super) meta: Option<Map<String, Value>>,
+    /// The tool or prompt name, or the resource URI.
+    pub(super) target: Cow<'b, str>,
+    pub(super) arguments: Option<Map<String, Value>>,
+    pub(super) input_responses: Option<Map<String, Value>>,
+    pub(super) request_state: Option<Cow<'b, str>>,
+}
+
+/// The params of `tools/call` and `prompts/get`, field for field as rmcp types them.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Named<'b> {
+    #[serde(rename = "_meta")]
+    meta: Option<Map<String, Value>>,
+    #[serde(borrow)]
+    name: Text<'b>,
+    arguments: Option<Map<String, Value>>,
+    input_responses: Option<Map<String, Value>>,
+    #[serde(borrow)]
+    request_state: Option<Text<'b>>,
+}
+
+/// The params of `resources/read`: a URI and no arguments (rmcp ignores any).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Addressed<'b> {
+    #[serde(rename = "_meta")]
+    meta: Option<Map<String, Value>>,
+    #[serde(borrow)]
+    uri: Text<'b>,
+    input_responses: Option<Map<String, Value>>,
+    #[serde(borrow)]
+    request_state: Option<Text<'b>>,
+}
+
+impl<'b> From<Named<'b>> for Params<'b> {
+    fn from(params: Named<'b>) -> Self {
+        Self {
+            meta: params.meta,
+            target: params.name.0,
+            arguments: params.arguments,
+            input_responses: params.input_responses,
+            request_state: params.request_state.map(|state| state.0),
+        }
+    }
+}
+
+impl<'b> From<Addressed<'b>> for Params<'b> {
+    fn from(params: Addressed<'b>) -> Self {
+        Self {
+            meta: params.meta,
+            target: params.uri.0,
+            arguments: None,
+            input_responses: params.input_responses,
+            request_state: params.request_state.map(|state| state.0),
+        }
+    }
+}
+
+/// A JSON string, borrowed from the body when it has no escapes.
+struct Text<'b>(Cow<'b, str>);
+
+impl<'de: 'b, 'b> Deserialize<'de> for Text<'b> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Cow<'de, str>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Self::Value, E> {
+                Ok(Cow::Borrowed(text))
+            }
+            fn visit_str<E>(self, text: &str) -> Result<Self::Value, E> {
+                Ok(Cow::Owned(text.to_owned()))
+            }
+            fn visit_string<E>(self, text: String) -> Result<Self::Value, E> {
+                Ok(Cow::Owned(text))
+            }
+        }
+        deserializer.deserialize_str(Visitor).map(Text)
+    }
 }
 
 /// A body that is exactly a JSON-RPC request of method `M` (a marker that only deserializes
@@ -237,74 +414,44 @@ struct Envelope<M, P> {
     params: P,
 }
 
-impl<M: serde::de::DeserializeOwned, P: serde::de::DeserializeOwned> Envelope<M, P> {
-    fn parse(body: &[u8], round: fn(P) -> Round) -> Option<Call> {
+impl<'b, M: Deserialize<'b>, P: Deserialize<'b> + Into<Params<'b>>> Envelope<M, P> {
+    fn parse(body: &'b [u8], method: RoundMethod) -> Option<Call<'b>> {
         let Self { id, params, .. } = serde_json::from_slice(body).ok()?;
         Some(Call {
             id,
-            round: round(params),
+            method,
+            params: params.into(),
         })
     }
 }
 
-/// The params of a round, as rmcp types them.
-pub(super) enum Round {
-    Tool(CallToolRequestParams),
-    Prompt(GetPromptRequestParams),
-    Resource(ReadResourceRequestParams),
-}
-
-impl Round {
-    pub(super) fn method_name(&self) -> &'static str {
-        match self {
-            Self::Tool(_) => TOOLS_CALL,
-            Self::Prompt(_) => PROMPTS_GET,
-            Self::Resource(_) => RESOURCES_READ,
-        }
-    }
-
-    /// What `Mcp-Name` must name: the tool, the prompt, the resource's URI.
-    pub(super) fn target(&self) -> &str {
-        match self {
-            Self::Tool(params) => &params.name,
-            Self::Prompt(params) => &params.name,
-            Self::Resource(params) => &params.uri,
-        }
-    }
-}
-
-/// A round request the direct path answers.
-pub(super) struct Call {
-    pub(super) id: RequestId,
-    pub(super) round: Round,
-}
-
-impl Call {
+impl<'b> Call<'b> {
     /// The round in `body`, if it is one the direct path takes: of the method `Mcp-Method`
     /// names, for the target `Mcp-Name` names verbatim, with a `_meta` carrying what a
-    /// 2026-07-28 request must.
-    fn parse(headers: &HeaderMap, body: &[u8]) -> Option<Self> {
-        let call = match only(headers, "mcp-method")? {
-            TOOLS_CALL => Envelope::<CallToolRequestMethod, _>::parse(body, Round::Tool),
-            PROMPTS_GET => Envelope::<GetPromptRequestMethod, _>::parse(body, Round::Prompt),
-            RESOURCES_READ => {
-                Envelope::<ReadResourceRequestMethod, _>::parse(body, Round::Resource)
+    /// 2026-07-28 request must, by rmcp's own reading of it.
+    fn parse(asked: Asked<'_>, body: &'b [u8]) -> Option<Self> {
+        let mut call = match asked.method {
+            RoundMethod::CallTool => {
+                Envelope::<CallToolRequestMethod, Named>::parse(body, asked.method)
             }
-            _ => None,
+            RoundMethod::GetPrompt => {
+                Envelope::<GetPromptRequestMethod, Named>::parse(body, asked.method)
+            }
+            RoundMethod::ReadResource => {
+                Envelope::<ReadResourceRequestMethod, Addressed>::parse(body, asked.method)
+            }
         }?;
-        let meta = match &call.round {
-            Round::Tool(params) => params.meta(),
-            Round::Prompt(params) => params.meta(),
-            Round::Resource(params) => params.meta(),
-        }?;
+        // Lent to rmcp's type for its checks, then taken back: nothing is copied.
+        let meta = RequestMetaObject(MetaObject(call.params.meta.take()?));
         let complete = meta.protocol_version() == Some(ProtocolVersion::V_2026_07_28)
             && meta
                 .missing_required_keys(&ProtocolVersion::V_2026_07_28)
                 .is_empty();
+        call.params.meta = Some(meta.0.0);
         // rmcp decodes a Base64-wrapped `Mcp-Name` before comparing; those go to it.
-        let name = only(headers, "mcp-name")?;
+        let name = asked.name;
         let verbatim = !(name.starts_with("=?base64?") && name.ends_with("?="));
-        (complete && verbatim && name == call.round.target()).then_some(call)
+        (complete && verbatim && name == call.params.target).then_some(call)
     }
 }
 
@@ -359,19 +506,34 @@ mod tests {
         false
     }
 
+    /// What the picker makes of a POST with `headers` and `body`: its head, then its body.
+    fn pick<'b>(
+        picker: &Picker,
+        headers: &HeaderMap,
+        body: &'b [u8],
+        mirrors_headers: impl Fn(&str) -> bool,
+    ) -> Option<Call<'b>> {
+        let Way::Take(asked) = picker.way(&Method::POST, headers) else {
+            panic!("the head must pass: {headers:?}");
+        };
+        picker.pick(asked, body, mirrors_headers)
+    }
+
     #[test]
     fn a_well_formed_round_is_picked_with_its_id_and_params() {
         let picker = Picker::new(&config());
         let headers = head("book");
         assert!(picker.takes(&Method::POST, &headers));
-        let picked = picker.pick(&headers, &call("book"), no_mirrors).unwrap();
+        let body = call("book");
+        let picked = pick(&picker, &headers, &body, no_mirrors).unwrap();
         assert_eq!(picked.id, RequestId::Number(7));
-        assert_eq!(picked.round.method_name(), "tools/call");
-        assert_eq!(picked.round.target(), "book");
-        let Round::Tool(params) = picked.round else {
-            panic!("a tool call");
-        };
-        assert_eq!(params.arguments.unwrap()["city"], "Oslo");
+        assert_eq!(picked.method, RoundMethod::CallTool);
+        assert_eq!(picked.params.target, "book");
+        assert!(
+            matches!(picked.params.target, Cow::Borrowed(_)),
+            "borrowed from the body"
+        );
+        assert_eq!(picked.params.arguments.unwrap()["city"], "Oslo");
     }
 
     #[test]
@@ -459,7 +621,13 @@ mod tests {
     #[test]
     fn a_listen_goes_its_own_way() {
         let picker = Picker::new(&config());
-        assert_eq!(picker.way(&Method::POST, &head("book")), Way::Take);
+        assert_eq!(
+            picker.way(&Method::POST, &head("book")),
+            Way::Take(Asked {
+                method: RoundMethod::CallTool,
+                name: "book"
+            })
+        );
         let mut headers = head("book");
         headers.insert(
             "mcp-method",
@@ -496,9 +664,12 @@ mod tests {
                 serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "book", "_meta": meta}, "extra": 1})).unwrap(),
             ),
         ];
-        assert!(picker.pick(&headers, &call("book"), no_mirrors).is_some());
+        assert!(pick(&picker, &headers, &call("book"), no_mirrors).is_some());
         for (why, body) in refused {
-            assert!(picker.pick(&headers, &body, no_mirrors).is_none(), "{why}");
+            assert!(
+                pick(&picker, &headers, &body, no_mirrors).is_none(),
+                "{why}"
+            );
         }
     }
 
@@ -506,18 +677,10 @@ mod tests {
     fn a_mirroring_tool_and_a_base64_name_go_to_rmcp() {
         let picker = Picker::new(&config());
         let headers = head("book");
-        assert!(
-            picker
-                .pick(&headers, &call("book"), |tool| tool == "book")
-                .is_none()
-        );
-        assert!(
-            picker
-                .pick(&headers, &call("book"), |tool| tool == "other")
-                .is_some()
-        );
+        assert!(pick(&picker, &headers, &call("book"), |tool| tool == "book").is_none());
+        assert!(pick(&picker, &headers, &call("book"), |tool| tool == "other").is_some());
         let wrapped = head("=?base64?Ym9vaw==?=");
-        assert!(picker.pick(&wrapped, &call("book"), no_mirrors).is_none());
+        assert!(pick(&picker, &wrapped, &call("book"), no_mirrors).is_none());
     }
 
     #[test]
@@ -532,8 +695,114 @@ mod tests {
                 "io.modelcontextprotocol/clientCapabilities": {}
             }}),
         );
-        let picked = picker.pick(&headers, &read, no_mirrors).unwrap();
-        assert_eq!(picked.round.target(), "file:///notes.txt");
-        assert!(matches!(picked.round, Round::Resource(_)));
+        let picked = pick(&picker, &headers, &read, no_mirrors).unwrap();
+        assert_eq!(picked.params.target, "file:///notes.txt");
+        assert_eq!(picked.method, RoundMethod::ReadResource);
+    }
+
+    /// What a round's params read as: target, arguments, answers (sorted: the engine looks
+    /// them up by key) and state.
+    type Read = (
+        String,
+        Option<Map<String, Value>>,
+        Option<std::collections::BTreeMap<String, Value>>,
+        Option<String>,
+    );
+
+    /// rmcp's reading of the request in `text`: its envelope with its typed params.
+    fn rmcps(method: RoundMethod, text: &str) -> Option<Read> {
+        use rmcp::model::{
+            CallToolRequestParams, GetPromptRequestParams, ReadResourceRequestParams,
+        };
+        fn read<M: serde::de::DeserializeOwned, P: serde::de::DeserializeOwned>(
+            text: &str,
+        ) -> Option<P> {
+            serde_json::from_str::<Envelope<M, P>>(text)
+                .ok()
+                .map(|envelope| envelope.params)
+        }
+        Some(match method {
+            RoundMethod::CallTool => {
+                let p: CallToolRequestParams = read::<CallToolRequestMethod, _>(text)?;
+                let name = p.name.into_owned();
+                (name, p.arguments, p.input_responses, p.request_state)
+            }
+            RoundMethod::GetPrompt => {
+                let p: GetPromptRequestParams = read::<GetPromptRequestMethod, _>(text)?;
+                (p.name, p.arguments, p.input_responses, p.request_state)
+            }
+            RoundMethod::ReadResource => {
+                let p: ReadResourceRequestParams = read::<ReadResourceRequestMethod, _>(text)?;
+                (p.uri, None, p.input_responses, p.request_state)
+            }
+        })
+    }
+
+    /// mrtr's reading of the same request.
+    fn ours(method: RoundMethod, text: &str) -> Option<Read> {
+        // The name the head would carry: the body's own, so that only the body decides.
+        let target: Value = serde_json::from_str::<Value>(text).ok()?["params"].clone();
+        let name = ["name", "uri"]
+            .iter()
+            .find_map(|field| target.get(field).and_then(Value::as_str))
+            .unwrap_or_default()
+            .to_owned();
+        let call = Call::parse(
+            Asked {
+                method,
+                name: &name,
+            },
+            text.as_bytes(),
+        )?;
+        let p = call.params;
+        let answers = p
+            .input_responses
+            .map(|answers| answers.into_iter().collect());
+        let state = p.request_state.map(Cow::into_owned);
+        Some((p.target.into_owned(), p.arguments, answers, state))
+    }
+
+    #[test]
+    fn params_are_read_as_rmcp_reads_them() {
+        let meta = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}
+        });
+        // Raw text, so that escapes and repeated keys reach both readers as sent.
+        let cases = [
+            r#""name": "t", "arguments": {"a": 1}, "inputResponses": {"z": 1, "a": {"action": "accept"}}, "requestState": "s.t-_""#,
+            r#""name": "t\u0041", "requestState": "a\/b""#,
+            r#""name": "t", "arguments": null, "inputResponses": null, "requestState": null"#,
+            r#""name": "t", "arguments": [1]"#,
+            r#""name": "t", "arguments": "x""#,
+            r#""name": "t", "inputResponses": [1]"#,
+            r#""name": "t", "requestState": 5"#,
+            r#""name": 5"#,
+            r#""arguments": {}"#,
+            r#""name": "t", "name": "t""#,
+            r#""name": "t", "inputResponses": {"k": 1, "k": 2}"#,
+            r#""name": "t", "task": {"ttl": 5}, "unknown": [1, 2]"#,
+            r#""uri": "file:///a", "arguments": 5, "name": 7"#,
+            r#""uri": "file:///a", "inputResponses": {"q": {}}, "requestState": "x""#,
+            r#""uri": 1"#,
+        ];
+        let methods = [
+            RoundMethod::CallTool,
+            RoundMethod::GetPrompt,
+            RoundMethod::ReadResource,
+        ];
+        let mut picked = 0;
+        for case in cases {
+            for method in methods {
+                let text = format!(
+                    r#"{{"jsonrpc": "2.0", "id": 1, "method": "{}", "params": {{"_meta": {meta}, {case}}}}}"#,
+                    method.as_str()
+                );
+                let theirs = rmcps(method, &text);
+                picked += usize::from(theirs.is_some());
+                assert_eq!(ours(method, &text), theirs, "{} {case}", method.as_str());
+            }
+        }
+        assert!(picked >= 12, "most cases are rounds both read: {picked}");
     }
 }

@@ -36,6 +36,26 @@ pub(super) fn to_vec(message: &ServerJsonRpcMessage) -> serde_json::Result<Vec<u
     Ok(out)
 }
 
+/// Whether rmcp's types may have written a retired field into `message`: only a URL
+/// elicitation has one (its `elicitationId`). A round's other replies, tool, prompt and
+/// resource results, forms, sampling and roots questions, errors, never do, so their bodies
+/// need no filtering.
+pub(super) fn may_name_retired_fields(message: &ServerJsonRpcMessage) -> bool {
+    let ServerJsonRpcMessage::Response(response) = message else {
+        return false;
+    };
+    let ServerResult::InputRequiredResult(result) = &response.result else {
+        return false;
+    };
+    result.input_requests.iter().flatten().any(|(_, request)| {
+        matches!(
+            request,
+            InputRequest::Elicitation(question)
+                if matches!(question.params, ElicitRequestParams::UrlElicitationParams { .. })
+        )
+    })
+}
+
 /// rmcp's `JsonRpcResponse`, field for field.
 #[derive(Serialize)]
 struct Response<'a> {
@@ -291,6 +311,60 @@ mod tests {
                 let rmcps = serde_json::to_vec(&message).unwrap();
                 assert_eq!(String::from_utf8(ours), String::from_utf8(rmcps));
             }
+        }
+    }
+
+    /// The filter is skipped only where it would change nothing, and a URL elicitation, whose
+    /// retired field rmcp writes, is filtered.
+    #[test]
+    fn only_a_url_elicitation_needs_the_retired_field_filter() {
+        use crate::author::ask::elicit;
+        use crate::rmcp::retired::strip_retired_fields_from_bytes;
+        let choice = elicit::choice("Which?", ["a", "b"])
+            .into_request_for("pick")
+            .unwrap();
+        let url = request(
+            "elicitation/create",
+            serde_json::json!({"mode": "url", "message": "Sign in", "url": "https://example.com/a"}),
+        );
+        let sampling = request(
+            "sampling/createMessage",
+            serde_json::json!({"messages": [], "maxTokens": 10}),
+        );
+        let complete = ServerJsonRpcMessage::response(
+            ServerResult::CallToolResult(rmcp::model::CallToolResult::success(vec![])),
+            RequestId::Number(1),
+        );
+        let cases = [
+            (
+                message(vec![("pick".to_owned(), choice.clone())], Some("s")),
+                false,
+            ),
+            (
+                message(vec![("sampling".to_owned(), sampling)], Some("s")),
+                false,
+            ),
+            (complete, false),
+            (
+                message(vec![("url".to_owned(), url.clone())], Some("s")),
+                true,
+            ),
+            (
+                message(
+                    vec![("pick".to_owned(), choice), ("url".to_owned(), url)],
+                    None,
+                ),
+                true,
+            ),
+        ];
+        for (message, filtered) in cases {
+            let body = to_vec(&message).unwrap();
+            let changes = strip_retired_fields_from_bytes(&body) != body;
+            assert_eq!(may_name_retired_fields(&message), filtered, "{message:?}");
+            assert_eq!(
+                changes, filtered,
+                "the filter changes only what it must: {message:?}"
+            );
         }
     }
 }

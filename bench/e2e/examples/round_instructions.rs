@@ -1,0 +1,115 @@
+//! The README path's service (`McpServer::streamable_http`) driven in-process, without sockets:
+//! the `book` flow's three rounds, each request built and each response read outside the timed
+//! part. Prints the mean time per round; its real use is under callgrind, which counts
+//! instructions and so gives the same figure however busy the machine is:
+//!
+//! ```text
+//! cargo build --profile e2e -p mrtr-bench-e2e --example round_instructions
+//! valgrind --tool=callgrind target/e2e/examples/round_instructions 300
+//! callgrind_annotate --inclusive=yes callgrind.out.* | grep 'direct::Shared::serve'
+//! ```
+//!
+//! The inclusive count of `Shared::serve` over 900 rounds is the direct path's cost per round,
+//! without the kernel, hyper and tokio; PERFORMANCE.md reports it beside the HTTP runs.
+
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use mrtr::Server;
+use mrtr::rmcp::McpServer;
+use mrtr::token::{KeyId, KeyRing, Mode, SecretKey, StateCodec};
+use mrtr_bench_e2e::{KEY, book::book, offers};
+use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
+use serde_json::{Value, json};
+use tower::ServiceExt;
+
+/// The body of one `tools/call book` round, as the load client sends it.
+fn round(id: u64, answers: Option<Value>, state: Option<&str>) -> Bytes {
+    let mut params = json!({
+        "name": "book",
+        "arguments": {"to": "Oslo"},
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "e2e-load", "version": "0.1.0"},
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+        },
+    });
+    if let Some(answers) = answers {
+        params["inputResponses"] = answers;
+    }
+    if let Some(state) = state {
+        params["requestState"] = state.into();
+    }
+    let message = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params});
+    Bytes::from(serde_json::to_vec(&message).expect("JSON"))
+}
+
+/// The question's key and the state of an `input_required` response.
+fn question(response: &[u8]) -> (String, String) {
+    let message: Value = serde_json::from_slice(response).expect("a JSON response");
+    let result = &message["result"];
+    let key = result["inputRequests"]
+        .as_object()
+        .and_then(|requests| requests.keys().next())
+        .unwrap_or_else(|| panic!("not input_required: {message}"))
+        .clone();
+    (
+        key,
+        result["requestState"].as_str().expect("a state").to_owned(),
+    )
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let flows: u64 = std::env::args()
+        .nth(1)
+        .and_then(|flows| flows.parse().ok())
+        .unwrap_or(10_000);
+    let ring = KeyRing::with_signing_key(KeyId::new("k1")?, SecretKey::from_bytes(KEY.to_vec())?);
+    let codec = StateCodec::builder()
+        .key_ring(ring)
+        .mode(Mode::Aead)
+        .audience("e2e-mrtr")
+        .build()?;
+    let server = Server::builder("e2e-mrtr", "0.1.0")
+        .codec(codec)
+        .tool(book)
+        .build()?;
+    let config = StreamableHttpServerConfig::default().with_json_response(true);
+    let service = McpServer::new(server).streamable_http(config);
+    let mut spent = Duration::ZERO;
+    let mut send = async |body: Bytes| {
+        let request = http::Request::post("/mcp")
+            .header("host", "127.0.0.1:8132")
+            .header("content-type", "application/json")
+            .header("content-length", body.len())
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "book")
+            .body(Full::new(body))
+            .expect("a valid request");
+        let start = Instant::now();
+        let response = service.clone().oneshot(request).await.expect("infallible");
+        let body = response.into_body().collect().await.expect("a body");
+        spent += start.elapsed();
+        body.to_bytes()
+    };
+    let chosen = offers("Oslo")[1].id.clone();
+    for id in 0..flows {
+        let (key, state) = question(&send(round(id, None, None)).await);
+        let answer = json!({key: {"action": "accept", "content": {"pick": chosen}}});
+        let (key, state) = question(&send(round(id, Some(answer), Some(&state))).await);
+        let answer = json!({key: {"action": "accept", "content": {"ok": true}}});
+        let done = send(round(id, Some(answer), Some(&state))).await;
+        let text = String::from_utf8_lossy(&done);
+        assert!(text.contains("booked"), "round 3 did not book: {text}");
+    }
+    let rounds = 3 * flows as u32;
+    println!(
+        "{:.2} µs per round over {rounds} rounds",
+        (spent / rounds.max(1)).as_secs_f64() * 1e6
+    );
+    Ok(())
+}
