@@ -28,6 +28,7 @@ use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use crate::protocol::{META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION};
 use crate::server::RoundMethod;
 
 pub(super) const JSON: &str = "application/json";
@@ -317,6 +318,7 @@ pub(super) struct Call<'b> {
 /// unknown fields ignored), with the target and the state borrowed from the body where it
 /// holds them verbatim, and the answers kept in the order they came.
 pub(super) struct Params<'b> {
+    /// The members of `_meta` that are read (see [`Meta`]).
     pub(super) meta: Option<Map<String, Value>>,
     /// The tool or prompt name, or the resource URI.
     pub(super) target: Cow<'b, str>,
@@ -330,7 +332,7 @@ pub(super) struct Params<'b> {
 #[serde(rename_all = "camelCase")]
 struct Named<'b> {
     #[serde(rename = "_meta")]
-    meta: Option<Map<String, Value>>,
+    meta: Option<Meta>,
     #[serde(borrow)]
     name: Text<'b>,
     arguments: Option<Map<String, Value>>,
@@ -344,7 +346,7 @@ struct Named<'b> {
 #[serde(rename_all = "camelCase")]
 struct Addressed<'b> {
     #[serde(rename = "_meta")]
-    meta: Option<Map<String, Value>>,
+    meta: Option<Meta>,
     #[serde(borrow)]
     uri: Text<'b>,
     input_responses: Option<Map<String, Value>>,
@@ -355,7 +357,7 @@ struct Addressed<'b> {
 impl<'b> From<Named<'b>> for Params<'b> {
     fn from(params: Named<'b>) -> Self {
         Self {
-            meta: params.meta,
+            meta: params.meta.map(|meta| meta.0),
             target: params.name.0,
             arguments: params.arguments,
             input_responses: params.input_responses,
@@ -367,12 +369,53 @@ impl<'b> From<Named<'b>> for Params<'b> {
 impl<'b> From<Addressed<'b>> for Params<'b> {
     fn from(params: Addressed<'b>) -> Self {
         Self {
-            meta: params.meta,
+            meta: params.meta.map(|meta| meta.0),
             target: params.uri.0,
             arguments: None,
             input_responses: params.input_responses,
             request_state: params.request_state.map(|state| state.0),
         }
+    }
+}
+
+/// A request's `_meta` as the direct path keeps it: the members that are read, rmcp's checks
+/// (the version and the capabilities) and the round's span (the version and the trace
+/// context). Every other member, such as `clientInfo`, is checked to be JSON and skipped
+/// rather than built.
+struct Meta(Map<String, Value>);
+
+/// The `_meta` members the direct path reads.
+const READ_META: [&str; 4] = [
+    META_PROTOCOL_VERSION,
+    META_CLIENT_CAPABILITIES,
+    "traceparent",
+    "tracestate",
+];
+
+impl<'de> Deserialize<'de> for Meta {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Map<String, Value>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut members: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut read = Map::new();
+                while let Some(Text(key)) = members.next_key::<Text<'de>>()? {
+                    if READ_META.contains(&&*key) {
+                        read.insert(key.into_owned(), members.next_value()?);
+                    } else {
+                        members.next_value::<serde::de::IgnoredAny>()?;
+                    }
+                }
+                Ok(read)
+            }
+        }
+        deserializer.deserialize_map(Visitor).map(Meta)
     }
 }
 
@@ -804,5 +847,40 @@ mod tests {
             }
         }
         assert!(picked >= 12, "most cases are rounds both read: {picked}");
+    }
+
+    #[test]
+    fn only_the_meta_members_read_are_kept() {
+        let picker = Picker::new(&config());
+        let headers = head("book");
+        let full = body(
+            "tools/call",
+            json!({"name": "book", "_meta": {
+                "io.modelcontextprotocol/clientInfo": {"name": "c", "version": "1"},
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "progressToken": [1, {"a": null}],
+                "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+                "traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+                "tracestate": "k=v"
+            }}),
+        );
+        let picked = pick(&picker, &headers, &full, no_mirrors).unwrap();
+        let meta = picked.params.meta.unwrap();
+        let kept: Vec<&str> = meta.keys().map(String::as_str).collect();
+        assert_eq!(
+            kept,
+            [
+                "io.modelcontextprotocol/protocolVersion",
+                "io.modelcontextprotocol/clientCapabilities",
+                "traceparent",
+                "tracestate"
+            ]
+        );
+        assert_eq!(meta["tracestate"], "k=v");
+        // What is skipped must still be JSON, and the `_meta` an object, as rmcp requires.
+        let broken = br#"{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "book", "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}, "x": [1,}}}"#;
+        assert!(pick(&picker, &headers, broken, no_mirrors).is_none());
+        let not_an_object = body("tools/call", json!({"name": "book", "_meta": [1]}));
+        assert!(pick(&picker, &headers, &not_an_object, no_mirrors).is_none());
     }
 }
