@@ -64,10 +64,13 @@ impl Server {
             RoundEnd::InputRequired { requests, state } => {
                 RoundReply::InputRequired { requests, state }
             }
-            RoundEnd::HandOff(handed) => RoundReply::Task(
-                self.create_task(name, &arguments, principal, &capabilities, handed)
-                    .await?,
-            ),
+            RoundEnd::HandOff(handed) => {
+                // Boxed, in a statement of its own: creating a task is rare, and its future
+                // would otherwise take room in every round's future (which is moved whole).
+                let created =
+                    Box::pin(self.create_task(name, &arguments, principal, &capabilities, handed));
+                RoundReply::Task(created.await?)
+            }
             RoundEnd::Failed(message) => failed(message),
             RoundEnd::BadArguments(reason) => failed(format!("invalid arguments: {reason}")),
             RoundEnd::Denied(denied) => failed(denied.to_string()),

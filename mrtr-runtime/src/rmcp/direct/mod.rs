@@ -97,24 +97,32 @@ impl Shared {
         B::Data: Send,
         B::Error: Display,
     {
+        // Each way's future is boxed, in a statement of its own (a temporary would keep its
+        // room): this future is moved whole, unstarted, into the service's box and the
+        // layers' on every request, and the round's and rmcp's futures are large.
         let (parts, body) = request.into_parts();
         let asked = match self.picker.way(&parts.method, &parts.headers) {
             Way::Take(asked) => asked,
-            Way::Listen => return self.listen(Request::from_parts(parts, body)).await,
-            Way::Pass => return self.pass(Request::from_parts(parts, body)).await,
+            Way::Listen => {
+                let listen = Box::pin(self.listen(Request::from_parts(parts, body)));
+                return listen.await;
+            }
+            Way::Pass => {
+                let pass = Box::pin(self.pass(Request::from_parts(parts, body)));
+                return pass.await;
+            }
         };
         let bytes = match self.read_body(body).await {
             Ok(bytes) => bytes,
             Err(response) => return response,
         };
         let mirrors_headers = |tool: &str| self.server.server.mirrors_param_headers(tool);
-        match self.picker.pick(asked, &bytes, mirrors_headers) {
-            Some(call) => self.answer(call, &parts.extensions).await,
-            None => {
-                self.pass(Request::from_parts(parts, Full::new(bytes)))
-                    .await
-            }
-        }
+        let answered = match self.picker.pick(asked, &bytes, mirrors_headers) {
+            Some(call) => Box::pin(self.answer(call, &parts.extensions)),
+            None => Box::pin(self.pass(Request::from_parts(parts, Full::new(bytes))))
+                as Pin<Box<dyn Future<Output = BoxResponse> + Send + '_>>,
+        };
+        answered.await
     }
 
     /// A `subscriptions/listen` naming task ids is answered here (rmcp's typed filter has no
@@ -271,20 +279,7 @@ impl Shared {
     async fn answer(&self, call: Call<'_>, extensions: &http::Extensions) -> BoxResponse {
         let Call { id, method, params } = call;
         tracing::debug!(target: "mrtr::rmcp", method = method.as_str(), target = &*params.target, "answered on the direct path");
-        let outcome = match method {
-            RoundMethod::CallTool => {
-                self.run::<CallToolResponse>(method, params, &id, extensions)
-                    .await
-            }
-            RoundMethod::GetPrompt => {
-                self.run::<GetPromptResponse>(method, params, &id, extensions)
-                    .await
-            }
-            RoundMethod::ReadResource => {
-                self.run::<ReadResourceResponse>(method, params, &id, extensions)
-                    .await
-            }
-        };
+        let outcome = self.run(method, params, &id, extensions).await;
         let message = match outcome {
             Ok(result) => ServerJsonRpcMessage::response(result, id),
             Err(error) => ServerJsonRpcMessage::error(error, Some(id)),
@@ -310,9 +305,9 @@ impl Shared {
         }
     }
 
-    /// The round `McpServer`'s handler runs for the same request, its reply shaped the same
-    /// (`R`: rmcp's response type of the method).
-    async fn run<R: RoundResponse>(
+    /// The round `McpServer`'s handler runs for the same request, its reply shaped the same:
+    /// into rmcp's response type of the method.
+    async fn run(
         &self,
         method: RoundMethod,
         params: Params<'_>,
@@ -348,7 +343,13 @@ impl Shared {
             .server
             .run_round(request, self.config.cancellation_token.cancelled())
             .await?;
-        Ok(R::from_reply(&self.server, reply)?.into())
+        // Shaped after the one await: a future per method would each take room in this one.
+        let server = &self.server;
+        Ok(match method {
+            RoundMethod::CallTool => CallToolResponse::from_reply(server, reply)?.into(),
+            RoundMethod::GetPrompt => GetPromptResponse::from_reply(server, reply)?.into(),
+            RoundMethod::ReadResource => ReadResourceResponse::from_reply(server, reply)?.into(),
+        })
     }
 }
 
