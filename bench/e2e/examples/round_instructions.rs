@@ -11,18 +11,26 @@
 //!
 //! The inclusive count of `Shared::serve` over 900 rounds is the direct path's cost per round,
 //! without the kernel, hyper and tokio; PERFORMANCE.md reports it beside the HTTP runs.
+//!
+//! With `--mounted` the same server is mounted as rmcp's handler, in rmcp's own
+//! `StreamableHttpService` (as `e2e-mrtr --mounted` serves it). rmcp runs each request in a
+//! task of its own, so compare the program's total between two builds rather than one
+//! function's count.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use mrtr::Server;
-use mrtr::rmcp::McpServer;
+use mrtr::rmcp::{McpServer, RetiredFieldsLayer};
 use mrtr::token::{KeyId, KeyRing, Mode, SecretKey, StateCodec};
 use mrtr_bench_e2e::{KEY, book::book, offers};
-use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
+use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::{Value, json};
 use tower::ServiceExt;
+use tower::util::BoxCloneService;
 
 /// The body of one `tools/call book` round, as the load client sends it.
 fn round(id: u64, answers: Option<Value>, state: Option<&str>) -> Bytes {
@@ -62,10 +70,12 @@ fn question(response: &[u8]) -> (String, String) {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let flows: u64 = std::env::args()
-        .nth(1)
-        .and_then(|flows| flows.parse().ok())
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let flows: u64 = args
+        .iter()
+        .find_map(|arg| arg.parse().ok())
         .unwrap_or(10_000);
+    let mounted = args.iter().any(|arg| arg == "--mounted");
     let ring = KeyRing::with_signing_key(KeyId::new("k1")?, SecretKey::from_bytes(KEY.to_vec())?);
     let codec = StateCodec::builder()
         .key_ring(ring)
@@ -77,7 +87,17 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .tool(book)
         .build()?;
     let config = StreamableHttpServerConfig::default().with_json_response(true);
-    let service = McpServer::new(server).streamable_http(config);
+    let mcp = McpServer::new(server);
+    let service = if mounted {
+        let rmcp = StreamableHttpService::new(
+            move || Ok(mcp.clone()),
+            Arc::new(NeverSessionManager::default()),
+            config.with_legacy_session_mode(false),
+        );
+        BoxCloneService::new(tower_layer::Layer::layer(&RetiredFieldsLayer, rmcp))
+    } else {
+        BoxCloneService::new(mcp.streamable_http(config))
+    };
     let mut spent = Duration::ZERO;
     let mut send = async |body: Bytes| {
         let request = http::Request::post("/mcp")

@@ -1,9 +1,6 @@
 //! Answering one JSON-RPC request: its envelope, its method, its `_meta`, then the part of
 //! the server that answers it.
 
-use std::pin::Pin;
-use std::task::{Context, Poll};
-
 use serde_json::{Map, Value};
 
 use super::instance::Server;
@@ -166,35 +163,18 @@ impl Server {
 }
 
 /// Runs `work` unless `cancelled` completes first; then `work` is dropped where it stands.
-pub(crate) fn until_cancelled<W, C>(work: W, cancelled: C) -> UntilCancelled<W, C>
-where
-    W: Future,
-    C: Future<Output = ()>,
-{
-    UntilCancelled { work, cancelled }
-}
-
-pin_project_lite::pin_project! {
-    /// The future of [`until_cancelled`]: both futures pinned where they lie. (An `async fn`
-    /// would hold the work twice, as its argument and as the pinned copy it polls, and a
-    /// round's future is several kilobytes.)
-    pub(crate) struct UntilCancelled<W, C> {
-        #[pin]
-        work: W,
-        #[pin]
-        cancelled: C,
-    }
-}
-
-impl<W: Future, C: Future<Output = ()>> Future for UntilCancelled<W, C> {
-    type Output = Option<W::Output>;
-
-    fn poll(self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<Self::Output> {
-        let this = self.project();
+pub(crate) async fn until_cancelled<T>(
+    work: impl Future<Output = T>,
+    cancelled: impl Future<Output = ()>,
+) -> Option<T> {
+    let mut work = std::pin::pin!(work);
+    let mut cancelled = std::pin::pin!(cancelled);
+    std::future::poll_fn(|context| {
         // Cancellation first: a request cancelled before it ran never starts.
-        if this.cancelled.poll(context).is_ready() {
-            return Poll::Ready(None);
+        if cancelled.as_mut().poll(context).is_ready() {
+            return std::task::Poll::Ready(None);
         }
-        this.work.poll(context).map(Some)
-    }
+        work.as_mut().poll(context).map(Some)
+    })
+    .await
 }
