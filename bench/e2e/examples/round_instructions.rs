@@ -6,11 +6,12 @@
 //! ```text
 //! cargo build --profile e2e -p mrtr-bench-e2e --example round_instructions
 //! valgrind --tool=callgrind target/e2e/examples/round_instructions 300
-//! callgrind_annotate --inclusive=yes callgrind.out.* | grep 'direct::Shared::serve'
+//! callgrind_annotate --inclusive=yes callgrind.out.* | grep 'RetiredFieldsService'
 //! ```
 //!
-//! The inclusive count of `Shared::serve` over 900 rounds is the direct path's cost per round,
-//! without the kernel, hyper and tokio; PERFORMANCE.md reports it beside the HTTP runs.
+//! The inclusive count of the service's call and its future (`RetiredFieldsService::call`,
+//! the outer layer) over 900 rounds is the direct path's cost per round, without the kernel,
+//! hyper and tokio; PERFORMANCE.md reports it beside the HTTP runs.
 //!
 //! With `--mounted` the same server is mounted as rmcp's handler, in rmcp's own
 //! `StreamableHttpService` (as `e2e-mrtr --mounted` serves it). rmcp runs each request in a
