@@ -26,7 +26,8 @@ use http_body_util::{BodyExt, Full};
 use mrtr::Server;
 use mrtr::rmcp::{McpServer, RetiredFieldsLayer};
 use mrtr::token::{KeyId, KeyRing, Mode, SecretKey, StateCodec};
-use mrtr_bench_e2e::{KEY, book::book, offers};
+use mrtr_bench_e2e::book::{book, round_body};
+use mrtr_bench_e2e::{KEY, offers};
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::{Value, json};
@@ -35,23 +36,7 @@ use tower::util::BoxCloneService;
 
 /// The body of one `tools/call book` round, as the load client sends it.
 fn round(id: u64, answers: Option<Value>, state: Option<&str>) -> Bytes {
-    let mut params = json!({
-        "name": "book",
-        "arguments": {"to": "Oslo"},
-        "_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientInfo": {"name": "e2e-load", "version": "0.1.0"},
-            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
-        },
-    });
-    if let Some(answers) = answers {
-        params["inputResponses"] = answers;
-    }
-    if let Some(state) = state {
-        params["requestState"] = state.into();
-    }
-    let message = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params});
-    Bytes::from(serde_json::to_vec(&message).expect("JSON"))
+    Bytes::from(round_body(id, json!({"to": "Oslo"}), answers, state))
 }
 
 /// The question's key and the state of an `input_required` response.

@@ -2,6 +2,7 @@
 //! serves it over HTTP; `examples/round_instructions.rs` drives it in-process.
 
 use mrtr::{Form, ToolError, elicit};
+use serde_json::{Value, json};
 
 use crate::offers;
 
@@ -47,4 +48,31 @@ pub async fn book(trip: Trip) -> Result<String, ToolError> {
         "booked {} to {} for {}",
         offer.id, trip.to, offer.price
     ))
+}
+
+/// The body of one `tools/call book` round as every client of the benchmark sends it: the
+/// `arguments`, the previous round's answers and state on a retry, and a 2026-07-28 `_meta`.
+pub fn round_body(
+    id: u64,
+    arguments: Value,
+    answers: Option<Value>,
+    state: Option<&str>,
+) -> Vec<u8> {
+    let mut params = json!({
+        "name": "book",
+        "arguments": arguments,
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "e2e-load", "version": "0.1.0"},
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+        },
+    });
+    if let Some(answers) = answers {
+        params["inputResponses"] = answers;
+    }
+    if let Some(state) = state {
+        params["requestState"] = state.into();
+    }
+    let message = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params});
+    serde_json::to_vec(&message).expect("JSON")
 }

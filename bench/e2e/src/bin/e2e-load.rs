@@ -21,6 +21,7 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::client::conn::http1::SendRequest;
 use hyper_util::rt::TokioIo;
+use mrtr_bench_e2e::book::round_body;
 use mrtr_bench_e2e::{CITIES, offers};
 use serde_json::{Value, json};
 
@@ -138,22 +139,6 @@ impl Connection {
         responses: Option<Value>,
         state: Option<&str>,
     ) -> Result<(Value, usize)> {
-        let mut params = json!({
-            "name": "book",
-            "arguments": arguments,
-            "_meta": {
-                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientInfo": {"name": "e2e-load", "version": "0.1.0"},
-                "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
-            },
-        });
-        if let Some(responses) = responses {
-            params["inputResponses"] = responses;
-        }
-        if let Some(state) = state {
-            params["requestState"] = state.into();
-        }
-        let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params});
         let request = hyper::Request::post(&target.path)
             .header("host", &target.host)
             .header("content-type", "application/json")
@@ -161,9 +146,9 @@ impl Connection {
             .header("mcp-protocol-version", "2026-07-28")
             .header("mcp-method", "tools/call")
             .header("mcp-name", "book")
-            .body(Full::new(Bytes::from(
-                serde_json::to_vec(&body).expect("JSON"),
-            )))
+            .body(Full::new(Bytes::from(round_body(
+                id, arguments, responses, state,
+            ))))
             .map_err(|error| error.to_string())?;
         let bytes = self.send(request).await?;
         let message: Value = serde_json::from_slice(&bytes)

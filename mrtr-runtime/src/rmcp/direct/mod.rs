@@ -343,7 +343,7 @@ impl Shared {
             .server
             .run_round(request, self.config.cancellation_token.cancelled())
             .await?;
-        // Shaped after the one await: a future per method would each take room in this one.
+        // One round for every method; only the reply's shape depends on it.
         let server = &self.server;
         Ok(match method {
             RoundMethod::CallTool => CallToolResponse::from_reply(server, reply)?.into(),
