@@ -168,11 +168,7 @@ pub mod elicit {
     pub fn form<T: Form>(message: impl Into<String>) -> Ask<Answer<T>> {
         Ask::new(Some(InputRequest {
             method: ELICITATION_CREATE.to_owned(),
-            params: json!({
-                "mode": "form",
-                "message": message.into(),
-                "requestedSchema": T::requested_schema(),
-            }),
+            params: form_params(message.into(), T::requested_schema()),
         }))
     }
 
@@ -253,16 +249,26 @@ pub mod elicit {
     fn select<A>(message: String, field: &str, property: Map<String, Value>) -> Ask<A> {
         let mut properties = Map::new();
         properties.insert(field.to_owned(), Value::Object(property));
+        let mut schema = Map::new();
+        schema.insert("type".to_owned(), "object".into());
+        schema.insert("properties".to_owned(), Value::Object(properties));
+        schema.insert("required".to_owned(), vec![Value::from(field)].into());
         let mut ask = Ask::new(Some(InputRequest {
             method: ELICITATION_CREATE.to_owned(),
-            params: json!({
-                "mode": "form",
-                "message": message,
-                "requestedSchema": {"type": "object", "properties": properties, "required": [field]},
-            }),
+            params: form_params(message, Value::Object(schema)),
         }));
         ask.named_by_key = true;
         ask
+    }
+
+    /// A form elicitation's params, its members in the order rmcp writes them. Built by moving
+    /// the parts in: `json!` would serialize a copy of each.
+    fn form_params(message: String, schema: Value) -> Value {
+        let mut params = Map::new();
+        params.insert("mode".to_owned(), "form".into());
+        params.insert("message".to_owned(), Value::String(message));
+        params.insert("requestedSchema".to_owned(), schema);
+        Value::Object(params)
     }
 
     /// A URL-mode elicitation: the user is sent to `url` out of band (sign-in, payment).

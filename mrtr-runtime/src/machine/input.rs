@@ -101,7 +101,11 @@ impl InputRequest {
                     .get("content")
                     .ok_or_else(|| "an accepted form must carry its content".to_owned())?;
                 let content = validate_content(schema, content)?;
-                Ok(json!({"action": "accept", "content": content}))
+                // Built by moving `content` in: `json!` would serialize a copy of it.
+                let mut accepted = Map::new();
+                accepted.insert("action".to_owned(), "accept".into());
+                accepted.insert("content".to_owned(), Value::Object(content));
+                Ok(Value::Object(accepted))
             }
             Some(action @ ("accept" | "decline" | "cancel")) => Ok(json!({"action": action})),
             _ => Err("`action` must be accept, decline or cancel".to_owned()),

@@ -79,8 +79,13 @@ impl Server {
 
 /// The JSON-RPC response object answering request `id`.
 pub(super) fn response(id: Value, outcome: Result<Value, RpcError>) -> Value {
+    // Built by moving the result in: `json!` would serialize a copy of it.
+    let mut response = Map::new();
+    response.insert("jsonrpc".to_owned(), "2.0".into());
+    response.insert("id".to_owned(), id);
     match outcome {
-        Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
-        Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error.to_json()}),
-    }
+        Ok(result) => response.insert("result".to_owned(), result),
+        Err(error) => response.insert("error".to_owned(), error.to_json()),
+    };
+    Value::Object(response)
 }

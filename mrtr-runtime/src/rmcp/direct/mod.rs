@@ -339,10 +339,13 @@ impl Shared {
                 meta: meta.as_ref(),
             },
         };
-        let reply = self
-            .server
-            .run_round(request, self.config.cancellation_token.cancelled())
-            .await?;
+        // Boxed where it is made: the round's future is large, and each future around it
+        // (this one, the answer's, the service's) would otherwise be copied with it.
+        let round = Box::pin(
+            self.server
+                .run_round(request, self.config.cancellation_token.cancelled()),
+        );
+        let reply = round.await?;
         // One round for every method; only the reply's shape depends on it.
         let server = &self.server;
         Ok(match method {
