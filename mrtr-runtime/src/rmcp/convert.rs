@@ -158,7 +158,7 @@ fn elicitation(
 /// A `requestedSchema` as rmcp's type. An `elicit::choice` without titles is built directly;
 /// other schemas, which are mostly the static schemas of form types, are deserialized once and
 /// then taken from a small cache.
-fn elicitation_schema(schema: Value) -> Result<ElicitationSchema, ErrorData> {
+pub(super) fn elicitation_schema(schema: Value) -> Result<ElicitationSchema, ErrorData> {
     let schema = match untitled_choice(schema) {
         Ok((field, values)) => {
             return ElicitationSchema::builder()
@@ -188,7 +188,7 @@ fn elicitation_schema(schema: Value) -> Result<ElicitationSchema, ErrorData> {
 /// titles (its one property is named after the ask key, or by `.field()`), moved out of it;
 /// any other schema back as it came.
 fn untitled_choice(schema: Value) -> Result<(String, Vec<String>), Value> {
-    if !is_untitled_choice(&schema) {
+    if untitled_choice_parts(&schema).is_none() {
         return Err(schema);
     }
     let Value::Object(mut schema) = schema else {
@@ -213,35 +213,31 @@ fn untitled_choice(schema: Value) -> Result<(String, Vec<String>), Value> {
     Ok((field, values))
 }
 
-/// Whether a schema is exactly an `elicit::choice` without titles: `type` `object`, one
-/// property named as the one `required` entry, that property `{"type": "string", "enum":
-/// [strings]}`.
-fn is_untitled_choice(schema: &Value) -> bool {
-    let check = || -> Option<()> {
-        let schema = schema.as_object().filter(|schema| schema.len() == 3)?;
-        let [Value::String(field)] = schema.get("required")?.as_array()?.as_slice() else {
-            return None;
-        };
-        if schema.get("type")?.as_str()? != "object" {
-            return None;
-        }
-        let properties = schema.get("properties")?.as_object()?;
-        let property = properties
-            .get(field)
-            .filter(|_| properties.len() == 1)?
-            .as_object()
-            .filter(|property| property.len() == 2)?;
-        if property.get("type")?.as_str()? != "string" {
-            return None;
-        }
-        property
-            .get("enum")?
-            .as_array()?
-            .iter()
-            .all(Value::is_string)
-            .then_some(())
+/// The property name and options of a schema that is exactly an `elicit::choice` without
+/// titles: `type` `object`, one property named as the one `required` entry, that property
+/// `{"type": "string", "enum": [strings]}`.
+pub(super) fn untitled_choice_parts(schema: &Value) -> Option<(&str, &[Value])> {
+    let schema = schema.as_object().filter(|schema| schema.len() == 3)?;
+    let [Value::String(field)] = schema.get("required")?.as_array()?.as_slice() else {
+        return None;
     };
-    check().is_some()
+    if schema.get("type")?.as_str()? != "object" {
+        return None;
+    }
+    let properties = schema.get("properties")?.as_object()?;
+    let property = properties
+        .get(field)
+        .filter(|_| properties.len() == 1)?
+        .as_object()
+        .filter(|property| property.len() == 2)?;
+    if property.get("type")?.as_str()? != "string" {
+        return None;
+    }
+    let options = property.get("enum")?.as_array()?;
+    options
+        .iter()
+        .all(Value::is_string)
+        .then_some((field.as_str(), options.as_slice()))
 }
 
 #[cfg(test)]

@@ -39,7 +39,7 @@ use super::mcp_server::{McpServer, Principal, error};
 use super::retired::{FieldsFiltered, strip_retired_fields_from_shared};
 use super::round::RoundResponse;
 use super::sessions::{BoundedSessions, RmcpService};
-use crate::server::{RoundMethod, RoundRequest, take_checked_meta};
+use crate::server::{RoundMethod, RoundReply, RoundRequest, take_checked_meta};
 use crate::telemetry::{JsonRpcId, RequestTrace};
 use pick::{Call, JSON, Params, Picker, SESSION_ID, Way, runs_a_machine};
 
@@ -59,6 +59,8 @@ struct Shared {
     rmcp: RmcpService,
     sessions: Arc<BoundedSessions>,
     picker: Picker,
+    /// The server's info as JSON, which every result's `_meta` carries.
+    server_info: Vec<u8>,
     /// rmcp's configuration: its body limit, which the direct path keeps whatever
     /// `Content-Length` claims, and its shutdown signal, which drops a round still running.
     config: StreamableHttpServerConfig,
@@ -80,8 +82,10 @@ impl DirectRounds {
         sessions: Arc<BoundedSessions>,
         config: StreamableHttpServerConfig,
     ) -> Self {
+        let server_info = serde_json::to_vec(server.server.info_json()).expect("JSON");
         Self(Arc::new(Shared {
             server,
+            server_info,
             rmcp,
             sessions,
             picker: Picker::new(&config),
@@ -273,30 +277,43 @@ impl Shared {
     }
 
     /// Runs the round and answers as rmcp's stateless path does: the JSON-RPC message
-    /// serialized with rmcp's types, and the HTTP status rmcp gives an error. The body is
-    /// filtered here, once, if it can name a retired field at all, and marked so that the
-    /// retired-field layer passes it on unread.
+    /// rmcp's types give, and the HTTP status rmcp gives an error.
+    ///
+    /// The usual replies, questions that are all forms and a tool's text result, are written
+    /// straight; any other is converted into rmcp's types. That body is filtered here, once,
+    /// if it can name a retired field at all. Either is marked so that the retired-field layer
+    /// passes it on unread.
     async fn answer(&self, call: Call<'_>, extensions: &http::Extensions) -> BoxResponse {
         let Call { id, method, params } = call;
         tracing::debug!(target: "mrtr::rmcp", method = method.as_str(), target = &*params.target, "answered on the direct path");
-        let outcome = self.run(method, params, &id, extensions).await;
-        let message = match outcome {
+        let reply = self.run(method, params, &id, extensions).await;
+        let straight = match (&reply, method) {
+            (Ok(RoundReply::InputRequired { requests, state }), _) => {
+                wire::input_required(&id, requests, state, &self.server_info)
+            }
+            (
+                Ok(RoundReply::Complete {
+                    result,
+                    cache: None,
+                }),
+                RoundMethod::CallTool,
+            ) => wire::tool_result(&id, result, &self.server_info),
+            _ => None,
+        };
+        if let Some(body) = straight {
+            return json(StatusCode::OK, Bytes::from(body));
+        }
+        let message = match reply.and_then(|reply| self.shape(method, reply)) {
             Ok(result) => ServerJsonRpcMessage::response(result, id),
             Err(error) => ServerJsonRpcMessage::error(error, Some(id)),
         };
-        let status = status_of(&message);
         match wire::to_vec(&message) {
             Ok(body) => {
                 let mut body = Bytes::from(body);
                 if wire::may_name_retired_fields(&message) {
                     body = strip_retired_fields_from_shared(body);
                 }
-                Response::builder()
-                    .status(status)
-                    .header(CONTENT_TYPE, JSON)
-                    .extension(FieldsFiltered)
-                    .body(Full::new(body).boxed())
-                    .expect("a valid response")
+                json(status_of(&message), body)
             }
             Err(error) => plain(
                 StatusCode::INTERNAL_SERVER_ERROR,
@@ -305,15 +322,14 @@ impl Shared {
         }
     }
 
-    /// The round `McpServer`'s handler runs for the same request, its reply shaped the same:
-    /// into rmcp's response type of the method.
+    /// The round `McpServer`'s handler runs for the same request.
     async fn run(
         &self,
         method: RoundMethod,
         params: Params<'_>,
         id: &RequestId,
         extensions: &http::Extensions,
-    ) -> Result<ServerResult, rmcp::ErrorData> {
+    ) -> Result<RoundReply, rmcp::ErrorData> {
         let Params {
             mut meta,
             target,
@@ -345,8 +361,16 @@ impl Shared {
             self.server
                 .run_round(request, self.config.cancellation_token.cancelled()),
         );
-        let reply = round.await?;
-        // One round for every method; only the reply's shape depends on it.
+        round.await
+    }
+
+    /// A round's reply as rmcp's response type of its method, as `McpServer`'s handler shapes
+    /// it.
+    fn shape(
+        &self,
+        method: RoundMethod,
+        reply: RoundReply,
+    ) -> Result<ServerResult, rmcp::ErrorData> {
         let server = &self.server;
         Ok(match method {
             RoundMethod::CallTool => CallToolResponse::from_reply(server, reply)?.into(),
@@ -416,6 +440,16 @@ fn sessions_full(id: RequestId) -> BoxResponse {
         .header(CONTENT_TYPE, JSON)
         .header(http::header::RETRY_AFTER, "10")
         .body(Full::new(Bytes::from(body)).boxed())
+        .expect("a valid response")
+}
+
+/// A JSON-RPC body, marked as already filtered of retired fields.
+fn json(status: StatusCode, body: Bytes) -> BoxResponse {
+    Response::builder()
+        .status(status)
+        .header(CONTENT_TYPE, JSON)
+        .extension(FieldsFiltered)
+        .body(Full::new(body).boxed())
         .expect("a valid response")
 }
 

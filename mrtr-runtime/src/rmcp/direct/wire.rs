@@ -1,9 +1,18 @@
-//! The body of the direct path's response, written as rmcp writes it, without one of its
-//! detours: rmcp serializes each question of an `input_required` result (a typed `Request`)
-//! through a `serde_json::Value` of its params, to merge a `_meta` kept in its extensions
-//! into the one in its params. A question with neither `_meta` has nothing to merge, and its
-//! params are written straight; the bytes are the same (`the_bytes_are_rmcps` below). A form's
-//! schema is written where it lies: rmcp's serializer clones it whole to order its properties.
+//! The body of the direct path's response, written as rmcp writes it, without its detours.
+//!
+//! * The usual replies, questions that are all form elicitations ([`input_required`]) and a
+//!   tool's text result ([`tool_result`]), are written straight from mrtr's reply: the bytes
+//!   rmcp writes for their conversion into its types, without building those types
+//!   (`a_straight_reply_is_rmcps_bytes` and `a_straight_tool_result_is_rmcps_bytes` below).
+//! * Anything else is converted into rmcp's types and written by [`to_vec`], which skips one of
+//!   rmcp's detours: rmcp serializes each question of an `input_required` result (a typed
+//!   `Request`) through a `serde_json::Value` of its params, to merge a `_meta` kept in its
+//!   extensions into the one in its params. A question with neither `_meta` has nothing to
+//!   merge, and its params are written straight; the bytes are the same (`the_bytes_are_rmcps`
+//!   below). A form's schema is written where it lies: rmcp's serializer clones it whole to
+//!   order its properties.
+
+use std::sync::Mutex;
 
 use rmcp::model::{
     ElicitRequestParams, ElicitationSchema, InputRequest, InputRequests, InputRequiredResult,
@@ -11,6 +20,176 @@ use rmcp::model::{
 };
 use serde::Serialize;
 use serde::ser::{SerializeStruct, Serializer};
+use serde_json::Value;
+
+use crate::machine::input::{ELICITATION_CREATE, InputRequest as MrtrRequest};
+use crate::rmcp::convert;
+
+/// The `input_required` response to request `id` asking `questions` with `state`, written
+/// straight, when every question is a form elicitation whose schema rmcp's types take: `None`
+/// otherwise, and the reply then takes the conversion (which answers a schema it refuses).
+/// `server_info` is the server's info as JSON.
+pub(super) fn input_required(
+    id: &RequestId,
+    questions: &[(String, MrtrRequest)],
+    state: &str,
+    server_info: &[u8],
+) -> Option<Vec<u8>> {
+    // rmcp keeps the questions in a map ordered by key, and keeps one per key.
+    if !questions.is_sorted_by(|(a, _), (b, _)| a < b) {
+        return None;
+    }
+    let mut out = Vec::with_capacity(1024 + state.len());
+    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    serde_json::to_writer(&mut out, id).ok()?;
+    out.extend_from_slice(br#","result":{"resultType":"input_required""#);
+    // A state-only round has no questions, and rmcp then writes no map.
+    if !questions.is_empty() {
+        out.extend_from_slice(br#","inputRequests":{"#);
+        for (index, (key, question)) in questions.iter().enumerate() {
+            let (message, schema) = form_elicitation(question)?;
+            if index > 0 {
+                out.push(b',');
+            }
+            write_str(&mut out, key);
+            out.extend_from_slice(
+                br#":{"method":"elicitation/create","params":{"mode":"form","message":"#,
+            );
+            write_str(&mut out, message);
+            out.extend_from_slice(br#","requestedSchema":"#);
+            write_schema(&mut out, schema)?;
+            out.extend_from_slice(b"}}");
+        }
+        out.push(b'}');
+    }
+    out.extend_from_slice(br#","requestState":"#);
+    write_str(&mut out, state);
+    out.extend_from_slice(br#","_meta":{"io.modelcontextprotocol/serverInfo":"#);
+    out.extend_from_slice(server_info);
+    out.extend_from_slice(b"}}}");
+    Some(out)
+}
+
+/// A tool's complete result, written straight when it is what tools mostly return: text
+/// blocks, and perhaps `structuredContent` and `isError`. `None` for anything else (other
+/// blocks, a `_meta` of its own), which then takes the conversion.
+pub(super) fn tool_result(id: &RequestId, result: &Value, server_info: &[u8]) -> Option<Vec<u8>> {
+    let result = result.as_object()?;
+    let content = match result.get("content") {
+        Some(Value::Array(blocks)) => blocks.as_slice(),
+        None => &[],
+        Some(_) => return None,
+    };
+    let structured = result.get("structuredContent");
+    let is_error = match result.get("isError") {
+        Some(Value::Bool(is_error)) => Some(*is_error),
+        None => None,
+        Some(_) => return None,
+    };
+    let known = usize::from(result.contains_key("content"))
+        + usize::from(structured.is_some())
+        + usize::from(is_error.is_some());
+    if result.len() != known {
+        return None;
+    }
+    let mut out = Vec::with_capacity(256);
+    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    serde_json::to_writer(&mut out, id).ok()?;
+    out.extend_from_slice(br#","result":{"resultType":"complete","content":["#);
+    for (index, block) in content.iter().enumerate() {
+        let text = text_block(block)?;
+        if index > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(br#"{"type":"text","text":"#);
+        write_str(&mut out, text);
+        out.push(b'}');
+    }
+    out.push(b']');
+    if let Some(structured) = structured {
+        out.extend_from_slice(br#","structuredContent":"#);
+        serde_json::to_writer(&mut out, structured).ok()?;
+    }
+    if let Some(is_error) = is_error {
+        out.extend_from_slice(br#","isError":"#);
+        out.extend_from_slice(if is_error { b"true" } else { b"false" });
+    }
+    out.extend_from_slice(br#","_meta":{"io.modelcontextprotocol/serverInfo":"#);
+    out.extend_from_slice(server_info);
+    out.extend_from_slice(b"}}}");
+    Some(out)
+}
+
+/// The text of a block that is only `{"type": "text", "text": ...}`.
+fn text_block(block: &Value) -> Option<&str> {
+    let block = block.as_object().filter(|block| block.len() == 2)?;
+    if block.get("type")?.as_str()? != "text" {
+        return None;
+    }
+    block.get("text")?.as_str()
+}
+
+/// The message and schema of a form elicitation holding nothing else (no `_meta`, which rmcp
+/// would merge), as the conversion builds one field by field.
+fn form_elicitation(question: &MrtrRequest) -> Option<(&str, &Value)> {
+    if question.method != ELICITATION_CREATE {
+        return None;
+    }
+    let params = question
+        .params
+        .as_object()
+        .filter(|params| params.len() == 3)?;
+    match (
+        params.get("mode")?.as_str()?,
+        params.get("message")?.as_str()?,
+        params.get("requestedSchema")?,
+    ) {
+        ("form", message, schema) => Some((message, schema)),
+        _ => None,
+    }
+}
+
+fn write_str(out: &mut Vec<u8>, text: &str) {
+    serde_json::to_writer(out, text).expect("a string always serializes");
+}
+
+/// A `requestedSchema` as rmcp writes its conversion. An `elicit::choice` without titles is
+/// written by hand (rmcp's builder gives it a fixed shape); any other schema, mostly the static
+/// schema of a form type, is converted and written once, then taken from a small cache.
+fn write_schema(out: &mut Vec<u8>, schema: &Value) -> Option<()> {
+    if let Some((field, options)) = convert::untitled_choice_parts(schema) {
+        out.extend_from_slice(br#"{"type":"object","properties":{"#);
+        write_str(out, field);
+        out.extend_from_slice(br#":{"type":"string","enum":["#);
+        for (index, option) in options.iter().enumerate() {
+            if index > 0 {
+                out.push(b',');
+            }
+            write_str(out, option.as_str()?);
+        }
+        out.extend_from_slice(br#"]}},"required":["#);
+        write_str(out, field);
+        out.extend_from_slice(b"]}");
+        return Some(());
+    }
+    static WRITTEN: Mutex<Vec<(Value, Box<[u8]>)>> = Mutex::new(Vec::new());
+    const CACHED: usize = 64;
+    let mut written = WRITTEN.lock().unwrap_or_else(|poison| poison.into_inner());
+    if let Some((_, bytes)) = written
+        .iter()
+        .find(|(known, _)| crate::form::same_in_order(known, schema))
+    {
+        out.extend_from_slice(bytes);
+        return Some(());
+    }
+    let typed = convert::elicitation_schema(schema.clone()).ok()?;
+    let bytes = serde_json::to_vec(&Schema(&typed)).ok()?;
+    out.extend_from_slice(&bytes);
+    if written.len() < CACHED {
+        written.push((schema.clone(), bytes.into_boxed_slice()));
+    }
+    Some(())
+}
 
 /// `message` as the JSON bytes rmcp's own serialization gives, written into a buffer sized
 /// for a usual answer (one allocation rather than the doublings from serde_json's 128 bytes).
@@ -203,12 +382,19 @@ fn without_meta(params: &ElicitRequestParams) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::machine::input::InputRequest as MrtrRequest;
     use crate::server::Server;
 
     /// The questions mrtr sends, converted as the direct path converts them.
     fn message(requests: Vec<(String, MrtrRequest)>, state: Option<&str>) -> ServerJsonRpcMessage {
-        let server = Server::builder("s", "1").build().unwrap();
+        message_of(&Server::builder("s", "1").build().unwrap(), requests, state)
+    }
+
+    /// [`message`] from `server`.
+    fn message_of(
+        server: &Server,
+        requests: Vec<(String, MrtrRequest)>,
+        state: Option<&str>,
+    ) -> ServerJsonRpcMessage {
         let mut result = crate::rmcp::convert::input_required(
             requests,
             state.unwrap_or_default().to_owned(),
@@ -311,6 +497,158 @@ mod tests {
                 let rmcps = serde_json::to_vec(&message).unwrap();
                 assert_eq!(String::from_utf8(ours), String::from_utf8(rmcps));
             }
+        }
+    }
+
+    /// Every shape the straight writer takes gives rmcp's bytes for the same reply; every
+    /// other shape, and a schema rmcp's types refuse, is left to the conversion.
+    #[test]
+    fn a_straight_reply_is_rmcps_bytes() {
+        use crate::author::ask::elicit;
+        let server = Server::builder("s \"quoted\"", "1.0-é").build().unwrap();
+        let info = serde_json::to_vec(server.info_json()).unwrap();
+        let choice = |key: &str| {
+            elicit::choice("Which \"one\"?\n", ["a", "b\\", "é", ""])
+                .into_request_for(key)
+                .unwrap()
+        };
+        let fielded = elicit::choice("Which?", ["x"])
+            .field("named")
+            .into_request_for("k")
+            .unwrap();
+        let no_options = elicit::choice("Nothing to pick", Vec::<String>::new())
+            .into_request_for("none")
+            .unwrap();
+        let titled = elicit::choice("Which?", [("a", "A"), ("b", "B")])
+            .into_request_for("titled")
+            .unwrap();
+        let many = elicit::choices("Which?", ["a", "b"])
+            .min_items(1)
+            .into_request_for("many")
+            .unwrap();
+        let form = request(
+            "elicitation/create",
+            serde_json::json!({"mode": "form", "message": "Sure?", "requestedSchema": {
+                "type": "object", "properties": {"ok": {"type": "boolean", "description": "Ok?"},
+                "n": {"type": "number", "minimum": 1.5}}, "required": ["ok"]}}),
+        );
+        let reordered = request(
+            "elicitation/create",
+            serde_json::json!({"requestedSchema": {"required": ["ok"], "properties": {
+                "ok": {"description": "Ok?", "type": "boolean"}}, "type": "object"},
+                "message": "Sure?", "mode": "form"}),
+        );
+        let straight = [
+            vec![("pick".to_owned(), choice("pick"))],
+            vec![
+                ("a".to_owned(), choice("a")),
+                ("b".to_owned(), fielded),
+                ("c".to_owned(), no_options),
+                ("d".to_owned(), titled),
+                ("e".to_owned(), many),
+                ("f".to_owned(), form.clone()),
+                ("g".to_owned(), reordered),
+            ],
+            vec![],
+        ];
+        let ids = [RequestId::Number(7), RequestId::String("id \"7\"".into())];
+        for questions in straight {
+            for id in &ids {
+                let ours = input_required(id, &questions, "sealed.\"state\"", &info)
+                    .unwrap_or_else(|| panic!("written straight: {questions:?}"));
+                let mut message = message_of(&server, questions.clone(), Some("sealed.\"state\""));
+                if let ServerJsonRpcMessage::Response(response) = &mut message {
+                    response.id = id.clone();
+                }
+                let rmcps = serde_json::to_vec(&message).unwrap();
+                assert_eq!(String::from_utf8(ours), String::from_utf8(rmcps));
+            }
+        }
+
+        let url = request(
+            "elicitation/create",
+            serde_json::json!({"mode": "url", "message": "Sign in", "url": "https://example.com/a"}),
+        );
+        let with_meta = request(
+            "elicitation/create",
+            serde_json::json!({"mode": "form", "message": "m", "_meta": {"k": 1},
+                "requestedSchema": {"type": "object", "properties": {}}}),
+        );
+        let sampling = request(
+            "sampling/createMessage",
+            serde_json::json!({"messages": [], "maxTokens": 10}),
+        );
+        let refused = request(
+            "elicitation/create",
+            serde_json::json!({"mode": "form", "message": "m", "requestedSchema": {
+                "type": "object", "properties": {"nested": {"type": "object"}}}}),
+        );
+        let converted = [
+            vec![("url".to_owned(), url)],
+            vec![
+                ("form".to_owned(), form.clone()),
+                ("meta".to_owned(), with_meta),
+            ],
+            vec![("sampling".to_owned(), sampling)],
+            vec![("refused".to_owned(), refused)],
+            vec![
+                ("b".to_owned(), form.clone()),
+                ("a".to_owned(), form.clone()),
+            ],
+            vec![("a".to_owned(), form.clone()), ("a".to_owned(), form)],
+        ];
+        for questions in converted {
+            assert_eq!(
+                input_required(&ids[0], &questions, "s", &info),
+                None,
+                "{questions:?}"
+            );
+        }
+    }
+
+    /// A tool's text results written straight are rmcp's bytes for the same result; any
+    /// other result is left to the conversion.
+    #[test]
+    fn a_straight_tool_result_is_rmcps_bytes() {
+        use serde_json::json;
+        let server = Server::builder("s", "1").build().unwrap();
+        let info = serde_json::to_vec(server.info_json()).unwrap();
+        let text = |text: &str| json!({"type": "text", "text": text});
+        let straight = [
+            json!({"content": [text("booked \"it\"\né")]}),
+            json!({"content": []}),
+            json!({}),
+            json!({"content": [text("a"), text("")], "isError": true}),
+            json!({"content": [text("a")], "structuredContent": {"b": [1, "x", null]},
+                "isError": false}),
+            json!({"structuredContent": null}),
+        ];
+        for result in straight {
+            let ours = tool_result(&RequestId::Number(3), &result, &info)
+                .unwrap_or_else(|| panic!("written straight: {result}"));
+            let typed = crate::rmcp::convert::tool_result(result, server.info_json()).unwrap();
+            let message = ServerJsonRpcMessage::response(
+                ServerResult::CallToolResult(typed),
+                RequestId::Number(3),
+            );
+            let rmcps = serde_json::to_vec(&message).unwrap();
+            assert_eq!(String::from_utf8(ours), String::from_utf8(rmcps));
+        }
+        let converted = [
+            json!({"content": [{"type": "image", "data": "AA==", "mimeType": "image/png"}]}),
+            json!({"content": [{"type": "text", "text": "a", "annotations": {"priority": 1.0}}]}),
+            json!({"content": [text("a")], "_meta": {"k": 1}}),
+            json!({"content": [text("a")], "other": 1}),
+            json!({"content": 5}),
+            json!({"isError": "yes"}),
+            json!("text"),
+        ];
+        for result in converted {
+            assert_eq!(
+                tool_result(&RequestId::Number(3), &result, &info),
+                None,
+                "{result}"
+            );
         }
     }
 
