@@ -5,8 +5,9 @@
 //! rmcp serves each stateless request through a one-shot session: it turns the request back
 //! into JSON to check its headers, builds a peer and a transport, spawns a task and waits on a
 //! channel for the answer. That machinery costs more than a whole mrtr round, on every round of
-//! every flow. The direct path runs the same round, converts its reply with the same code and
-//! serializes it with rmcp's own types, so the response is the one rmcp would send.
+//! every flow. The direct path runs the same round and answers with the bytes rmcp would
+//! send: the usual replies written straight (wire.rs, tested byte for byte against rmcp's
+//! serialization), any other converted with the same code and serialized with rmcp's types.
 //!
 //! Which requests take it is [`pick`]'s decision; whatever fails or is unsure goes to rmcp
 //! (with the body already read), which answers it as it always does, errors included.

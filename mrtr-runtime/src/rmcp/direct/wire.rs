@@ -417,6 +417,32 @@ mod tests {
         }
     }
 
+    /// A form with two properties, one of them required.
+    fn sure_form() -> MrtrRequest {
+        request(
+            "elicitation/create",
+            serde_json::json!({"mode": "form", "message": "Sure?", "requestedSchema": {
+                "type": "object", "properties": {"ok": {"type": "boolean", "description": "Ok?"},
+                "n": {"type": "number", "minimum": 1.5}}, "required": ["ok"]}}),
+        )
+    }
+
+    fn url_elicitation() -> MrtrRequest {
+        request(
+            "elicitation/create",
+            serde_json::json!({"mode": "url", "message": "Sign in", "url": "https://example.com/a"}),
+        )
+    }
+
+    /// A form whose params carry a `_meta`, which rmcp merges.
+    fn form_with_meta() -> MrtrRequest {
+        request(
+            "elicitation/create",
+            serde_json::json!({"mode": "form", "message": "m", "_meta": {"k": 1},
+                "requestedSchema": {"type": "object", "properties": {}}}),
+        )
+    }
+
     /// Property orders that name a property twice, name none, or name one that is not there.
     #[test]
     fn a_schema_is_written_in_rmcps_property_order() {
@@ -457,21 +483,9 @@ mod tests {
         let titled = elicit::choice("Which?", [("a", "A"), ("b", "B")])
             .into_request_for("titled")
             .unwrap();
-        let form = request(
-            "elicitation/create",
-            serde_json::json!({"mode": "form", "message": "Sure?", "requestedSchema": {
-                "type": "object", "properties": {"ok": {"type": "boolean", "description": "Ok?"},
-                "n": {"type": "number", "minimum": 1.5}}, "required": ["ok"]}}),
-        );
-        let url = request(
-            "elicitation/create",
-            serde_json::json!({"mode": "url", "message": "Sign in", "url": "https://example.com/a"}),
-        );
-        let with_meta = request(
-            "elicitation/create",
-            serde_json::json!({"mode": "form", "message": "m", "_meta": {"k": 1},
-                "requestedSchema": {"type": "object", "properties": {}}}),
-        );
+        let form = sure_form();
+        let url = url_elicitation();
+        let with_meta = form_with_meta();
         let sampling = request(
             "sampling/createMessage",
             serde_json::json!({"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}],
@@ -526,12 +540,7 @@ mod tests {
             .min_items(1)
             .into_request_for("many")
             .unwrap();
-        let form = request(
-            "elicitation/create",
-            serde_json::json!({"mode": "form", "message": "Sure?", "requestedSchema": {
-                "type": "object", "properties": {"ok": {"type": "boolean", "description": "Ok?"},
-                "n": {"type": "number", "minimum": 1.5}}, "required": ["ok"]}}),
-        );
+        let form = sure_form();
         let reordered = request(
             "elicitation/create",
             serde_json::json!({"requestedSchema": {"required": ["ok"], "properties": {
@@ -565,15 +574,8 @@ mod tests {
             }
         }
 
-        let url = request(
-            "elicitation/create",
-            serde_json::json!({"mode": "url", "message": "Sign in", "url": "https://example.com/a"}),
-        );
-        let with_meta = request(
-            "elicitation/create",
-            serde_json::json!({"mode": "form", "message": "m", "_meta": {"k": 1},
-                "requestedSchema": {"type": "object", "properties": {}}}),
-        );
+        let url = url_elicitation();
+        let with_meta = form_with_meta();
         let sampling = request(
             "sampling/createMessage",
             serde_json::json!({"messages": [], "maxTokens": 10}),
@@ -661,10 +663,7 @@ mod tests {
         let choice = elicit::choice("Which?", ["a", "b"])
             .into_request_for("pick")
             .unwrap();
-        let url = request(
-            "elicitation/create",
-            serde_json::json!({"mode": "url", "message": "Sign in", "url": "https://example.com/a"}),
-        );
+        let url = url_elicitation();
         let sampling = request(
             "sampling/createMessage",
             serde_json::json!({"messages": [], "maxTokens": 10}),
