@@ -1,7 +1,7 @@
 //! A round's reply as rmcp's own types, built directly: the common shapes (text content, form
 //! and URL elicitations) without a detour through JSON, anything else through serde.
 
-use std::sync::Mutex;
+use std::sync::{Mutex, PoisonError};
 
 use rmcp::ErrorData;
 use rmcp::model::{
@@ -59,11 +59,7 @@ pub(super) fn tool_result(result: Value, info: &Value) -> Result<CallToolResult,
 
 /// One content block; a plain text block is built directly.
 fn content_block(block: Value) -> Result<ContentBlock, ErrorData> {
-    if let Value::Object(fields) = &block
-        && fields.len() == 2
-        && fields.get("type").and_then(Value::as_str) == Some("text")
-        && let Some(Value::String(_)) = fields.get("text")
-    {
+    if plain_text(&block).is_some() {
         let Value::Object(mut fields) = block else {
             unreachable!("matched an object")
         };
@@ -73,6 +69,15 @@ fn content_block(block: Value) -> Result<ContentBlock, ErrorData> {
         return Ok(ContentBlock::text(text));
     }
     ContentBlock::deserialize(block).map_err(unfit)
+}
+
+/// The text of a content block that is only `{"type": "text", "text": ...}`.
+pub(super) fn plain_text(block: &Value) -> Option<&str> {
+    let block = block.as_object().filter(|block| block.len() == 2)?;
+    if block.get("type")?.as_str()? != "text" {
+        return None;
+    }
+    block.get("text")?.as_str()
 }
 
 /// An `input_required` result with the questions and the sealed state.
@@ -119,17 +124,16 @@ fn input_request(request: InputRequest) -> Result<RmcpInputRequest, ErrorData> {
 fn elicitation(
     mut params: Map<String, Value>,
 ) -> Result<Result<ElicitRequestParams, Map<String, Value>>, ErrorData> {
-    let shape = (
-        params.len(),
-        params.get("mode").and_then(Value::as_str),
-        params.get("message").map(Value::is_string),
-        params.get("requestedSchema").is_some(),
-        params.get("url").map(Value::is_string),
-    );
-    let form = match shape {
-        (3, Some("form"), Some(true), true, None) => true,
-        (3, Some("url"), Some(true), false, Some(true)) => false,
-        _ => return Ok(Err(params)),
+    let form = if form_parts(&params).is_some() {
+        true
+    } else if params.len() == 3
+        && params.get("mode").and_then(Value::as_str) == Some("url")
+        && params.get("message").is_some_and(Value::is_string)
+        && params.get("url").is_some_and(Value::is_string)
+    {
+        false
+    } else {
+        return Ok(Err(params));
     };
     let Some(Value::String(message)) = params.remove("message") else {
         unreachable!("checked above")
@@ -155,6 +159,18 @@ fn elicitation(
     }))
 }
 
+/// The message and schema of form elicitation params holding only the fields rmcp models
+/// (`mode`, `message`, `requestedSchema`).
+pub(super) fn form_parts(params: &Map<String, Value>) -> Option<(&str, &Value)> {
+    if params.len() != 3 || params.get("mode")?.as_str()? != "form" {
+        return None;
+    }
+    Some((
+        params.get("message")?.as_str()?,
+        params.get("requestedSchema")?,
+    ))
+}
+
 /// A `requestedSchema` as rmcp's type. An `elicit::choice` without titles is built directly;
 /// other schemas, which are mostly the static schemas of form types, are deserialized once and
 /// then taken from a small cache.
@@ -168,20 +184,43 @@ pub(super) fn elicitation_schema(schema: Value) -> Result<ElicitationSchema, Err
         }
         Err(schema) => schema,
     };
-    static FORMS: Mutex<Vec<(Value, ElicitationSchema)>> = Mutex::new(Vec::new());
-    const CACHED: usize = 64;
-    let mut forms = FORMS.lock().unwrap_or_else(|poison| poison.into_inner());
-    if let Some((_, typed)) = forms
-        .iter()
-        .find(|(known, _)| crate::form::same_in_order(known, &schema))
-    {
-        return Ok(typed.clone());
+    static FORMS: SchemaCache<ElicitationSchema> = SchemaCache::new();
+    FORMS.get_or_derive(&schema, |schema| {
+        ElicitationSchema::deserialize(schema).map_err(unfit)
+    })
+}
+
+/// What was derived from a handful of schemas, found by the schema with its members in order:
+/// the schemas worth keeping are those of form types, few and static.
+pub(super) struct SchemaCache<T>(Mutex<Vec<(Value, T)>>);
+
+impl<T: Clone> SchemaCache<T> {
+    /// How many schemas one cache keeps; later ones are derived every time.
+    const KEPT: usize = 64;
+
+    pub(super) const fn new() -> Self {
+        Self(Mutex::new(Vec::new()))
     }
-    let typed = ElicitationSchema::deserialize(&schema).map_err(unfit)?;
-    if forms.len() < CACHED {
-        forms.push((schema, typed.clone()));
+
+    /// What was derived from `schema`, else `derive`'s result, kept while there is room.
+    pub(super) fn get_or_derive<E>(
+        &self,
+        schema: &Value,
+        derive: impl FnOnce(&Value) -> Result<T, E>,
+    ) -> Result<T, E> {
+        let mut kept = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((_, derived)) = kept
+            .iter()
+            .find(|(known, _)| crate::form::same_in_order(known, schema))
+        {
+            return Ok(derived.clone());
+        }
+        let derived = derive(schema)?;
+        if kept.len() < Self::KEPT {
+            kept.push((schema.clone(), derived.clone()));
+        }
+        Ok(derived)
     }
-    Ok(typed)
 }
 
 /// The property name and options of a schema that is exactly an `elicit::choice` without

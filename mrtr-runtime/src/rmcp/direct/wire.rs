@@ -12,7 +12,7 @@
 //!   below). A form's schema is written where it lies: rmcp's serializer clones it whole to
 //!   order its properties.
 
-use std::sync::Mutex;
+use std::sync::Arc;
 
 use rmcp::model::{
     ElicitRequestParams, ElicitationSchema, InputRequest, InputRequests, InputRequiredResult,
@@ -40,9 +40,7 @@ pub(super) fn input_required(
         return None;
     }
     let mut out = Vec::with_capacity(1024 + state.len());
-    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
-    serde_json::to_writer(&mut out, id).ok()?;
-    out.extend_from_slice(br#","result":{"resultType":"input_required""#);
+    open_result(&mut out, id, "input_required")?;
     // A state-only round has no questions, and rmcp then writes no map.
     if !questions.is_empty() {
         out.extend_from_slice(br#","inputRequests":{"#);
@@ -64,9 +62,7 @@ pub(super) fn input_required(
     }
     out.extend_from_slice(br#","requestState":"#);
     write_str(&mut out, state);
-    out.extend_from_slice(br#","_meta":{"io.modelcontextprotocol/serverInfo":"#);
-    out.extend_from_slice(server_info);
-    out.extend_from_slice(b"}}}");
+    close_result(&mut out, server_info);
     Some(out)
 }
 
@@ -93,11 +89,10 @@ pub(super) fn tool_result(id: &RequestId, result: &Value, server_info: &[u8]) ->
         return None;
     }
     let mut out = Vec::with_capacity(256);
-    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
-    serde_json::to_writer(&mut out, id).ok()?;
-    out.extend_from_slice(br#","result":{"resultType":"complete","content":["#);
+    open_result(&mut out, id, "complete")?;
+    out.extend_from_slice(br#","content":["#);
     for (index, block) in content.iter().enumerate() {
-        let text = text_block(block)?;
+        let text = convert::plain_text(block)?;
         if index > 0 {
             out.push(b',');
         }
@@ -114,19 +109,24 @@ pub(super) fn tool_result(id: &RequestId, result: &Value, server_info: &[u8]) ->
         out.extend_from_slice(br#","isError":"#);
         out.extend_from_slice(if is_error { b"true" } else { b"false" });
     }
-    out.extend_from_slice(br#","_meta":{"io.modelcontextprotocol/serverInfo":"#);
-    out.extend_from_slice(server_info);
-    out.extend_from_slice(b"}}}");
+    close_result(&mut out, server_info);
     Some(out)
 }
 
-/// The text of a block that is only `{"type": "text", "text": ...}`.
-fn text_block(block: &Value) -> Option<&str> {
-    let block = block.as_object().filter(|block| block.len() == 2)?;
-    if block.get("type")?.as_str()? != "text" {
-        return None;
-    }
-    block.get("text")?.as_str()
+/// Opens the response to `id` and its result, of `result_type`.
+fn open_result(out: &mut Vec<u8>, id: &RequestId, result_type: &str) -> Option<()> {
+    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    serde_json::to_writer(&mut *out, id).ok()?;
+    out.extend_from_slice(br#","result":{"resultType":"#);
+    write_str(out, result_type);
+    Some(())
+}
+
+/// Closes the result with its `_meta`, the server's info, and the response.
+fn close_result(out: &mut Vec<u8>, server_info: &[u8]) {
+    out.extend_from_slice(br#","_meta":{"io.modelcontextprotocol/serverInfo":"#);
+    out.extend_from_slice(server_info);
+    out.extend_from_slice(b"}}}");
 }
 
 /// The message and schema of a form elicitation holding nothing else (no `_meta`, which rmcp
@@ -135,18 +135,7 @@ fn form_elicitation(question: &MrtrRequest) -> Option<(&str, &Value)> {
     if question.method != ELICITATION_CREATE {
         return None;
     }
-    let params = question
-        .params
-        .as_object()
-        .filter(|params| params.len() == 3)?;
-    match (
-        params.get("mode")?.as_str()?,
-        params.get("message")?.as_str()?,
-        params.get("requestedSchema")?,
-    ) {
-        ("form", message, schema) => Some((message, schema)),
-        _ => None,
-    }
+    convert::form_parts(question.params.as_object()?)
 }
 
 fn write_str(out: &mut Vec<u8>, text: &str) {
@@ -172,22 +161,16 @@ fn write_schema(out: &mut Vec<u8>, schema: &Value) -> Option<()> {
         out.extend_from_slice(b"]}");
         return Some(());
     }
-    static WRITTEN: Mutex<Vec<(Value, Box<[u8]>)>> = Mutex::new(Vec::new());
-    const CACHED: usize = 64;
-    let mut written = WRITTEN.lock().unwrap_or_else(|poison| poison.into_inner());
-    if let Some((_, bytes)) = written
-        .iter()
-        .find(|(known, _)| crate::form::same_in_order(known, schema))
-    {
-        out.extend_from_slice(bytes);
-        return Some(());
-    }
-    let typed = convert::elicitation_schema(schema.clone()).ok()?;
-    let bytes = serde_json::to_vec(&Schema(&typed)).ok()?;
+    static WRITTEN: convert::SchemaCache<Arc<[u8]>> = convert::SchemaCache::new();
+    let bytes = WRITTEN
+        .get_or_derive(schema, |schema| {
+            let typed = convert::elicitation_schema(schema.clone()).map_err(drop)?;
+            serde_json::to_vec(&Schema(&typed))
+                .map(Arc::from)
+                .map_err(drop)
+        })
+        .ok()?;
     out.extend_from_slice(&bytes);
-    if written.len() < CACHED {
-        written.push((schema.clone(), bytes.into_boxed_slice()));
-    }
     Some(())
 }
 
